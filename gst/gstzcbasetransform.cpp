@@ -1,0 +1,637 @@
+/* gst-zerocopy
+ * SPDX-License-Identifier: LGPL-2.1-or-later
+ */
+/*
+ * GstZcBaseTransform: what zcupload, zcfilter and zcdownload share. It owns
+ * the device choice (device-id, memory-type, cpu-fallback), the shared
+ * context (GstContext protocol), the element's own CUDA stream, the parsed
+ * video infos, the frame size guard and the stats.
+ */
+#ifdef HAVE_CONFIG_H
+#include "config.h"
+#endif
+
+#include "gstzcbasetransform.h"
+
+#include <mutex>
+
+GST_DEBUG_CATEGORY_STATIC (gst_zc_base_transform_debug);
+#define GST_CAT_DEFAULT gst_zc_base_transform_debug
+
+enum
+{
+  PROP_0,
+  PROP_DEVICE_ID,
+  PROP_MEMORY_TYPE,
+  PROP_CPU_FALLBACK,
+  PROP_STATS,
+};
+
+#define DEFAULT_DEVICE_ID -1
+#define DEFAULT_MEMORY_TYPE GST_ZC_MEMORY_TYPE_AUTO
+#define DEFAULT_CPU_FALLBACK TRUE
+
+struct _GstZcBaseTransformPrivate
+{
+  std::mutex lock;              /* properties and stats */
+  gint device_id = DEFAULT_DEVICE_ID;
+  GstZcMemoryType memory_type = DEFAULT_MEMORY_TYPE;
+  gboolean cpu_fallback = DEFAULT_CPU_FALLBACK;
+
+  guint64 buffers = 0;
+  guint64 zero_copy_buffers = 0;
+  guint64 copied_buffers = 0;
+  guint64 bytes_copied = 0;
+
+  /* from start() to stop() */
+  GstZcContext *context = nullptr;
+  gpointer stream = nullptr;
+  GstZcMemoryType resolved_type = GST_ZC_MEMORY_TYPE_SYSTEM;
+
+  GstVideoInfo in_info;
+  GstVideoInfo out_info;
+};
+
+G_DEFINE_ABSTRACT_TYPE_WITH_CODE (GstZcBaseTransform, gst_zc_base_transform,
+    GST_TYPE_BASE_TRANSFORM,
+    G_ADD_PRIVATE (GstZcBaseTransform);
+    GST_DEBUG_CATEGORY_INIT (gst_zc_base_transform_debug, "zcbasetransform",
+        0, "zero-copy base transform"));
+
+static inline GstZcBaseTransformPrivate *
+get_priv (GstZcBaseTransform * self)
+{
+  /* G_ADD_PRIVATE gives raw storage: the C++ struct lives behind a pointer
+   * placed there by init (see gst_zc_base_transform_init). */
+  return *(GstZcBaseTransformPrivate **)
+      gst_zc_base_transform_get_instance_private (self);
+}
+
+static GstStructure *
+stats_structure (GstZcBaseTransform * self)
+{
+  auto *priv = get_priv (self);
+  std::lock_guard < std::mutex > lk (priv->lock);
+  gboolean gpu = priv->stream != nullptr;
+  return gst_structure_new ("application/x-zerocopy-stats",
+      "buffers", G_TYPE_UINT64, priv->buffers,
+      "zero-copy-buffers", G_TYPE_UINT64, priv->zero_copy_buffers,
+      "copied-buffers", G_TYPE_UINT64, priv->copied_buffers,
+      "bytes-copied", G_TYPE_UINT64, priv->bytes_copied,
+      "backend", G_TYPE_STRING, gpu ? "cuda" : "cpu",
+      "device-name", G_TYPE_STRING, priv->context ?
+      gst_zc_context_get_device_name (priv->context) : "none",
+      "memory-type", G_TYPE_STRING,
+      gst_zc_memory_type_to_string (priv->context ? priv->resolved_type :
+          priv->memory_type), NULL);
+}
+
+static void
+gst_zc_base_transform_set_property (GObject * object, guint prop_id,
+    const GValue * value, GParamSpec * pspec)
+{
+  auto *priv = get_priv (GST_ZC_BASE_TRANSFORM (object));
+  std::lock_guard < std::mutex > lk (priv->lock);
+
+  switch (prop_id) {
+    case PROP_DEVICE_ID:
+      priv->device_id = g_value_get_int (value);
+      break;
+    case PROP_MEMORY_TYPE:
+      priv->memory_type = (GstZcMemoryType) g_value_get_enum (value);
+      break;
+    case PROP_CPU_FALLBACK:
+      priv->cpu_fallback = g_value_get_boolean (value);
+      break;
+    default:
+      G_OBJECT_WARN_INVALID_PROPERTY_ID (object, prop_id, pspec);
+      break;
+  }
+}
+
+static void
+gst_zc_base_transform_get_property (GObject * object, guint prop_id,
+    GValue * value, GParamSpec * pspec)
+{
+  auto *self = GST_ZC_BASE_TRANSFORM (object);
+  auto *priv = get_priv (self);
+
+  if (prop_id == PROP_STATS) {
+    g_value_take_boxed (value, stats_structure (self));
+    return;
+  }
+
+  std::lock_guard < std::mutex > lk (priv->lock);
+  switch (prop_id) {
+    case PROP_DEVICE_ID:
+      g_value_set_int (value, priv->device_id);
+      break;
+    case PROP_MEMORY_TYPE:
+      g_value_set_enum (value, priv->memory_type);
+      break;
+    case PROP_CPU_FALLBACK:
+      g_value_set_boolean (value, priv->cpu_fallback);
+      break;
+    default:
+      G_OBJECT_WARN_INVALID_PROPERTY_ID (object, prop_id, pspec);
+      break;
+  }
+}
+
+static void
+gst_zc_base_transform_set_context (GstElement * element, GstContext * context)
+{
+  auto *priv = get_priv (GST_ZC_BASE_TRANSFORM (element));
+  gint device_id;
+  {
+    std::lock_guard < std::mutex > lk (priv->lock);
+    device_id = priv->device_id;
+  }
+  gst_zc_handle_set_context (element, context, device_id, &priv->context);
+
+  GST_ELEMENT_CLASS (gst_zc_base_transform_parent_class)->set_context
+      (element, context);
+}
+
+static gboolean
+gst_zc_base_transform_query (GstBaseTransform * trans,
+    GstPadDirection direction, GstQuery * query)
+{
+  auto *priv = get_priv (GST_ZC_BASE_TRANSFORM (trans));
+
+  if (GST_QUERY_TYPE (query) == GST_QUERY_CONTEXT &&
+      gst_zc_handle_context_query (GST_ELEMENT (trans), query, priv->context))
+    return TRUE;
+
+  return GST_BASE_TRANSFORM_CLASS (gst_zc_base_transform_parent_class)->query
+      (trans, direction, query);
+}
+
+static GQuark
+fallback_warned_quark (void)
+{
+  static GQuark q = g_quark_from_static_string ("gst-zc-cpu-fallback-warned");
+  return q;
+}
+
+static gboolean
+gst_zc_base_transform_start (GstBaseTransform * trans)
+{
+  auto *self = GST_ZC_BASE_TRANSFORM (trans);
+  auto *priv = get_priv (self);
+  GError *err = NULL;
+  gint device_id;
+  GstZcMemoryType requested;
+  gboolean cpu_fallback;
+
+  {
+    std::lock_guard < std::mutex > lk (priv->lock);
+    device_id = priv->device_id;
+    requested = priv->memory_type;
+    cpu_fallback = priv->cpu_fallback;
+    priv->buffers = priv->zero_copy_buffers = 0;
+    priv->copied_buffers = priv->bytes_copied = 0;
+  }
+
+  if (!gst_zc_ensure_element_context (GST_ELEMENT (trans), device_id,
+          &priv->context, &err)) {
+    GST_ELEMENT_ERROR (self, RESOURCE, NOT_FOUND,
+        ("%s", err ? err->message : "Could not open the CUDA device"),
+        ("device-id=%d", device_id));
+    g_clear_error (&err);
+    return FALSE;
+  }
+
+  GstZcContext *ctx = priv->context;
+  if (!gst_zc_context_has_gpu (ctx)) {
+    const gchar *why = gst_zc_context_get_no_gpu_reason (ctx);
+    if (requested == GST_ZC_MEMORY_TYPE_MAPPED ||
+        requested == GST_ZC_MEMORY_TYPE_MANAGED) {
+      GST_ELEMENT_ERROR (self, RESOURCE, NOT_FOUND,
+          ("memory-type=%s needs a CUDA device, and there is none",
+              gst_zc_memory_type_to_string (requested)),
+          ("%s. Use memory-type=auto to run on the CPU backend.", why));
+      gst_clear_object (&priv->context);
+      return FALSE;
+    }
+    if (requested == GST_ZC_MEMORY_TYPE_AUTO && !cpu_fallback) {
+      GST_ELEMENT_ERROR (self, RESOURCE, NOT_FOUND,
+          ("No CUDA device, and cpu-fallback is disabled"), ("%s", why));
+      gst_clear_object (&priv->context);
+      return FALSE;
+    }
+    /* One warning per shared context, so one per pipeline */
+    if (requested == GST_ZC_MEMORY_TYPE_AUTO &&
+        !g_object_get_qdata (G_OBJECT (ctx), fallback_warned_quark ())) {
+      g_object_set_qdata (G_OBJECT (ctx), fallback_warned_quark (),
+          GINT_TO_POINTER (1));
+      GST_ELEMENT_WARNING (self, RESOURCE, NOT_FOUND,
+          ("No CUDA device: gst-zerocopy runs on its CPU backend"),
+          ("%s. Set cpu-fallback=false to make this an error.", why));
+    }
+  }
+
+  GstZcMemoryType resolved =
+      gst_zc_context_resolve_memory_type (ctx, requested);
+  gpointer stream = NULL;
+  if (resolved != GST_ZC_MEMORY_TYPE_SYSTEM) {
+    stream = gst_zc_context_new_stream (ctx);
+    if (!stream) {
+      GST_ELEMENT_ERROR (self, RESOURCE, FAILED,
+          ("Could not create a CUDA stream on %s",
+              gst_zc_context_get_device_name (ctx)),
+          ("see GST_DEBUG=zccontext:4 for the CUDA error"));
+      gst_clear_object (&priv->context);
+      return FALSE;
+    }
+  }
+
+  {
+    std::lock_guard < std::mutex > lk (priv->lock);
+    priv->stream = stream;
+    priv->resolved_type = resolved;
+  }
+  GST_INFO_OBJECT (self, "started on %s, %s memory",
+      gst_zc_context_get_device_name (ctx),
+      gst_zc_memory_type_to_string (resolved));
+  return TRUE;
+}
+
+static gboolean
+gst_zc_base_transform_stop (GstBaseTransform * trans)
+{
+  auto *priv = get_priv (GST_ZC_BASE_TRANSFORM (trans));
+  gpointer stream;
+
+  {
+    std::lock_guard < std::mutex > lk (priv->lock);
+    stream = priv->stream;
+    priv->stream = nullptr;
+  }
+  /* Buffers still downstream keep their fences: events outlive the stream
+   * they were recorded on, so destroying it needs no wait. */
+  if (stream)
+    gst_zc_context_free_stream (priv->context, stream);
+  gst_clear_object (&priv->context);
+  return TRUE;
+}
+
+static gboolean
+check_frame_size (GstZcBaseTransform * self, const GstVideoInfo * info)
+{
+  if ((guint64) GST_VIDEO_INFO_SIZE (info) <= GST_ZC_MAX_FRAME_BYTES)
+    return TRUE;
+  GST_ELEMENT_ERROR (self, STREAM, FORMAT,
+      ("Frame too large: %dx%d %s needs %" G_GSIZE_FORMAT " bytes, more than "
+          "the %" G_GUINT64_FORMAT " bytes gst-zerocopy allocates per frame",
+          GST_VIDEO_INFO_WIDTH (info), GST_VIDEO_INFO_HEIGHT (info),
+          GST_VIDEO_INFO_NAME (info), GST_VIDEO_INFO_SIZE (info),
+          GST_ZC_MAX_FRAME_BYTES), (NULL));
+  return FALSE;
+}
+
+/* gst_video_info_from_caps() refuses sizes whose byte count overflows; the
+ * size guard above wants a clear message for those too, so recompute the
+ * size in 64 bits from the raw caps before trusting the parser. */
+static gboolean
+parse_video_caps (GstZcBaseTransform * self, GstCaps * caps,
+    GstVideoInfo * info)
+{
+  if (gst_video_info_from_caps (info, caps))
+    return check_frame_size (self, info);
+
+  const GstStructure *s = gst_caps_get_structure (caps, 0);
+  gint w = 0, h = 0;
+  if (gst_structure_get_int (s, "width", &w) &&
+      gst_structure_get_int (s, "height", &h) && w > 0 && h > 0 &&
+      (guint64) w * (guint64) h * 4 > GST_ZC_MAX_FRAME_BYTES) {
+    GST_ELEMENT_ERROR (self, STREAM, FORMAT,
+        ("Frame too large: %dx%d is more than gst-zerocopy allocates per "
+            "frame (%" G_GUINT64_FORMAT " bytes)", w, h,
+            GST_ZC_MAX_FRAME_BYTES), ("caps: %" GST_PTR_FORMAT, caps));
+    return FALSE;
+  }
+  GST_ELEMENT_ERROR (self, CORE, NEGOTIATION, ("Invalid video caps"),
+      ("%" GST_PTR_FORMAT, caps));
+  return FALSE;
+}
+
+static gboolean
+gst_zc_base_transform_set_caps (GstBaseTransform * trans, GstCaps * incaps,
+    GstCaps * outcaps)
+{
+  auto *self = GST_ZC_BASE_TRANSFORM (trans);
+  auto *priv = get_priv (self);
+  auto *klass = GST_ZC_BASE_TRANSFORM_GET_CLASS (self);
+  GstVideoInfo in_info, out_info;
+
+  if (!parse_video_caps (self, incaps, &in_info) ||
+      !parse_video_caps (self, outcaps, &out_info))
+    return FALSE;
+
+  priv->in_info = in_info;
+  priv->out_info = out_info;
+  if (klass->set_info)
+    return klass->set_info (self, incaps, &priv->in_info, outcaps,
+        &priv->out_info);
+  return TRUE;
+}
+
+static gboolean
+gst_zc_base_transform_get_unit_size (GstBaseTransform *, GstCaps * caps,
+    gsize * size)
+{
+  GstVideoInfo info;
+  if (!gst_video_info_from_caps (&info, caps))
+    return FALSE;
+  *size = GST_VIDEO_INFO_SIZE (&info);
+  return TRUE;
+}
+
+static void
+gst_zc_base_transform_finalize (GObject * object)
+{
+  auto *self = GST_ZC_BASE_TRANSFORM (object);
+  auto *priv = get_priv (self);
+
+  gst_clear_object (&priv->context);
+  delete priv;
+
+  G_OBJECT_CLASS (gst_zc_base_transform_parent_class)->finalize (object);
+}
+
+static void
+gst_zc_base_transform_class_init (GstZcBaseTransformClass * klass)
+{
+  GObjectClass *gobject_class = G_OBJECT_CLASS (klass);
+  GstElementClass *element_class = GST_ELEMENT_CLASS (klass);
+  GstBaseTransformClass *trans_class = GST_BASE_TRANSFORM_CLASS (klass);
+
+  gobject_class->set_property = gst_zc_base_transform_set_property;
+  gobject_class->get_property = gst_zc_base_transform_get_property;
+  gobject_class->finalize = gst_zc_base_transform_finalize;
+
+  g_object_class_install_property (gobject_class, PROP_DEVICE_ID,
+      g_param_spec_int ("device-id", "Device ID",
+          "CUDA device to run on (-1 = the one the pipeline already shares, "
+          "else the first)", -1, G_MAXINT, DEFAULT_DEVICE_ID,
+          (GParamFlags) (G_PARAM_READWRITE | G_PARAM_STATIC_STRINGS |
+              GST_PARAM_MUTABLE_READY)));
+  g_object_class_install_property (gobject_class, PROP_MEMORY_TYPE,
+      g_param_spec_enum ("memory-type", "Memory type",
+          "Memory this element allocates frames in: auto picks mapped pinned "
+          "memory on discrete GPUs and Jetson Xavier/Orin, managed memory on "
+          "older Jetsons, and the CPU backend without a GPU",
+          GST_TYPE_ZC_MEMORY_TYPE, DEFAULT_MEMORY_TYPE,
+          (GParamFlags) (G_PARAM_READWRITE | G_PARAM_STATIC_STRINGS |
+              GST_PARAM_MUTABLE_READY)));
+  g_object_class_install_property (gobject_class, PROP_CPU_FALLBACK,
+      g_param_spec_boolean ("cpu-fallback", "CPU fallback",
+          "With memory-type=auto and no usable CUDA device, run on the CPU "
+          "backend and post a warning (true), or fail with an error (false)",
+          DEFAULT_CPU_FALLBACK,
+          (GParamFlags) (G_PARAM_READWRITE | G_PARAM_STATIC_STRINGS |
+              GST_PARAM_MUTABLE_READY)));
+  g_object_class_install_property (gobject_class, PROP_STATS,
+      g_param_spec_boxed ("stats", "Statistics",
+          "Counters since start: buffers, zero-copy-buffers, copied-buffers, "
+          "bytes-copied (guint64), and backend (cuda or cpu), device-name, "
+          "memory-type (strings)", GST_TYPE_STRUCTURE,
+          (GParamFlags) (G_PARAM_READABLE | G_PARAM_STATIC_STRINGS)));
+
+  element_class->set_context =
+      GST_DEBUG_FUNCPTR (gst_zc_base_transform_set_context);
+
+  trans_class->start = GST_DEBUG_FUNCPTR (gst_zc_base_transform_start);
+  trans_class->stop = GST_DEBUG_FUNCPTR (gst_zc_base_transform_stop);
+  trans_class->set_caps = GST_DEBUG_FUNCPTR (gst_zc_base_transform_set_caps);
+  trans_class->query = GST_DEBUG_FUNCPTR (gst_zc_base_transform_query);
+  trans_class->get_unit_size =
+      GST_DEBUG_FUNCPTR (gst_zc_base_transform_get_unit_size);
+
+  gst_type_mark_as_plugin_api (GST_TYPE_ZC_BASE_TRANSFORM,
+      (GstPluginAPIFlags) 0);
+  gst_type_mark_as_plugin_api (GST_TYPE_ZC_MEMORY_TYPE, (GstPluginAPIFlags) 0);
+}
+
+static void
+gst_zc_base_transform_init (GstZcBaseTransform * self)
+{
+  *(GstZcBaseTransformPrivate **)
+      gst_zc_base_transform_get_instance_private (self) =
+      new GstZcBaseTransformPrivate;
+  gst_video_info_init (&get_priv (self)->in_info);
+  gst_video_info_init (&get_priv (self)->out_info);
+}
+
+/* ---------------------------------------------------------------------- */
+
+GstZcContext *
+gst_zc_base_transform_get_context (GstZcBaseTransform * self)
+{
+  return get_priv (self)->context;
+}
+
+gpointer
+gst_zc_base_transform_get_stream (GstZcBaseTransform * self)
+{
+  return get_priv (self)->stream;
+}
+
+gboolean
+gst_zc_base_transform_uses_gpu (GstZcBaseTransform * self)
+{
+  return get_priv (self)->stream != nullptr;
+}
+
+GstZcMemoryType
+gst_zc_base_transform_get_memory_type (GstZcBaseTransform * self)
+{
+  return get_priv (self)->resolved_type;
+}
+
+const GstVideoInfo *
+gst_zc_base_transform_get_in_info (GstZcBaseTransform * self)
+{
+  return &get_priv (self)->in_info;
+}
+
+const GstVideoInfo *
+gst_zc_base_transform_get_out_info (GstZcBaseTransform * self)
+{
+  return &get_priv (self)->out_info;
+}
+
+/**
+ * gst_zc_base_transform_count_buffer:
+ * @bytes_copied: bytes the CPU copied for this buffer, 0 for zero-copy
+ */
+void
+gst_zc_base_transform_count_buffer (GstZcBaseTransform * self,
+    gsize bytes_copied)
+{
+  auto *priv = get_priv (self);
+  std::lock_guard < std::mutex > lk (priv->lock);
+  priv->buffers++;
+  if (bytes_copied) {
+    priv->copied_buffers++;
+    priv->bytes_copied += bytes_copied;
+  } else {
+    priv->zero_copy_buffers++;
+  }
+}
+
+/* A pool of this element's memory type for @caps, configured with video
+ * meta (so rows are pitch-aligned) but not active. */
+GstBufferPool *
+gst_zc_base_transform_new_pool (GstZcBaseTransform * self, GstCaps * caps,
+    guint min_buffers)
+{
+  auto *priv = get_priv (self);
+  GstVideoInfo info;
+
+  if (!priv->context || !gst_video_info_from_caps (&info, caps))
+    return NULL;
+  GstBufferPool *pool = gst_zc_buffer_pool_new (priv->context,
+      priv->resolved_type);
+  if (!pool)
+    return NULL;
+  GstStructure *config = gst_buffer_pool_get_config (pool);
+  gst_buffer_pool_config_set_params (config, caps, GST_VIDEO_INFO_SIZE (&info),
+      min_buffers, 0);
+  gst_buffer_pool_config_add_option (config, GST_BUFFER_POOL_OPTION_VIDEO_META);
+  if (!gst_buffer_pool_set_config (pool, config)) {
+    GST_WARNING_OBJECT (self, "pool refused its configuration");
+    gst_object_unref (pool);
+    return NULL;
+  }
+  return pool;
+}
+
+/* decide_allocation for elements whose output is zero-copy memory: keep a
+ * downstream zero-copy pool of our device, otherwise use our own. */
+gboolean
+gst_zc_base_transform_decide_zc_pool (GstZcBaseTransform * self,
+    GstQuery * query)
+{
+  auto *priv = get_priv (self);
+  GstCaps *caps = NULL;
+  GstBufferPool *pool = NULL;
+  guint size = 0, min = 0, max = 0;
+  GstVideoInfo info;
+
+  gst_query_parse_allocation (query, &caps, NULL);
+  if (!caps || !gst_video_info_from_caps (&info, caps))
+    return FALSE;
+
+  gboolean have = gst_query_get_n_allocation_pools (query) > 0;
+  if (have)
+    gst_query_parse_nth_allocation_pool (query, 0, &pool, &size, &min, &max);
+  if (pool && (!GST_IS_ZC_BUFFER_POOL (pool) ||
+          gst_zc_context_get_device_id (gst_zc_buffer_pool_get_context
+              (GST_ZC_BUFFER_POOL (pool))) !=
+          gst_zc_context_get_device_id (priv->context))) {
+    gst_clear_object (&pool);
+  }
+
+  min = MAX (min, 2u);
+  if (pool) {
+    GstStructure *config = gst_buffer_pool_get_config (pool);
+    size = MAX (size, (guint) GST_VIDEO_INFO_SIZE (&info));
+    gst_buffer_pool_config_set_params (config, caps, size, min, max);
+    gst_buffer_pool_config_add_option (config,
+        GST_BUFFER_POOL_OPTION_VIDEO_META);
+    if (!gst_buffer_pool_set_config (pool, config)) {
+      /* the pool may have changed the config: take what it offers if it
+       * still fits, else use our own */
+      config = gst_buffer_pool_get_config (pool);
+      if (!gst_buffer_pool_config_validate_params (config, caps, size, min,
+              max) || !gst_buffer_pool_set_config (pool, config))
+        gst_clear_object (&pool);
+    }
+  }
+  if (!pool) {
+    pool = gst_zc_base_transform_new_pool (self, caps, min);
+    if (!pool) {
+      GST_ELEMENT_ERROR (self, RESOURCE, NO_SPACE_LEFT,
+          ("Could not create a %s buffer pool for %" GST_PTR_FORMAT,
+              gst_zc_memory_type_to_string (priv->resolved_type), caps),
+          (NULL));
+      return FALSE;
+    }
+    max = 0;
+  }
+
+  GstStructure *config = gst_buffer_pool_get_config (pool);
+  gst_buffer_pool_config_get_params (config, NULL, &size, NULL, NULL);
+  gst_structure_free (config);
+  if (have)
+    gst_query_set_nth_allocation_pool (query, 0, pool, size, min, max);
+  else
+    gst_query_add_allocation_pool (query, pool, size, min, max);
+  gst_object_unref (pool);
+  return TRUE;
+}
+
+/* propose_allocation for elements whose input is best written straight into
+ * zero-copy memory: a pool of our memory type, our allocator, video meta. */
+gboolean
+gst_zc_base_transform_propose_zc_pool (GstZcBaseTransform * self,
+    GstQuery * query)
+{
+  auto *priv = get_priv (self);
+  GstCaps *caps = NULL;
+  gboolean need_pool = FALSE;
+  GstVideoInfo info;
+
+  gst_query_parse_allocation (query, &caps, &need_pool);
+  if (!caps || !gst_video_info_from_caps (&info, caps) || !priv->context)
+    return FALSE;
+  if ((guint64) GST_VIDEO_INFO_SIZE (&info) > GST_ZC_MAX_FRAME_BYTES)
+    return FALSE;
+
+  gst_query_add_allocation_meta (query, GST_VIDEO_META_API_TYPE, NULL);
+
+  GstAllocator *allocator = gst_zc_context_get_allocator (priv->context,
+      priv->resolved_type);
+  if (allocator) {
+    GstAllocationParams params;
+    gst_allocation_params_init (&params);
+    gst_query_add_allocation_param (query, allocator, &params);
+    gst_object_unref (allocator);
+  }
+
+  if (need_pool) {
+    /* Two in flight here and downstream; the producer adds its own */
+    GstBufferPool *pool = gst_zc_base_transform_new_pool (self, caps, 2);
+    if (!pool)
+      return FALSE;
+    GstStructure *config = gst_buffer_pool_get_config (pool);
+    guint size = 0;
+    gst_buffer_pool_config_get_params (config, NULL, &size, NULL, NULL);
+    gst_structure_free (config);
+    gst_query_add_allocation_pool (query, pool, size, 2, 0);
+    gst_object_unref (pool);
+  }
+  return TRUE;
+}
+
+/* Copies of @caps with every structure's features set to @feature alone
+ * (NULL: system memory). */
+GstCaps *
+gst_zc_caps_with_feature (GstCaps * caps, const gchar * feature)
+{
+  GstCaps *res = gst_caps_new_empty ();
+  guint n = gst_caps_get_size (caps);
+
+  for (guint i = 0; i < n; i++) {
+    GstCapsFeatures *f = gst_caps_get_features (caps, i);
+    if (f && gst_caps_features_is_any (f))
+      continue;
+    GstStructure *s = gst_structure_copy (gst_caps_get_structure (caps, i));
+    GstCapsFeatures *nf = feature ? gst_caps_features_new_single (feature) :
+        gst_caps_features_new_empty ();
+    res = gst_caps_merge_structure_full (res, s, nf);
+  }
+  return res;
+}

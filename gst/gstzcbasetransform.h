@@ -1,0 +1,55 @@
+/* gst-zerocopy
+ * SPDX-License-Identifier: LGPL-2.1-or-later
+ */
+#pragma once
+
+#include <gst/base/gstbasetransform.h>
+#include <gst/video/video.h>
+#include <gst/zerocopy/zerocopy.h>
+
+G_BEGIN_DECLS
+
+#define GST_TYPE_ZC_BASE_TRANSFORM (gst_zc_base_transform_get_type ())
+G_DECLARE_DERIVABLE_TYPE (GstZcBaseTransform, gst_zc_base_transform,
+    GST, ZC_BASE_TRANSFORM, GstBaseTransform)
+
+/* The video formats every element handles. */
+#define GST_ZC_FORMATS \
+    "{ RGBA, BGRA, RGBx, BGRx, ARGB, ABGR, xRGB, xBGR, GRAY8, NV12, I420 }"
+
+/* Frames larger than this are refused at negotiation: a guard against
+ * absurd caps (100000x100000) before anything pins gigabytes. */
+#define GST_ZC_MAX_FRAME_BYTES (G_GUINT64_CONSTANT (1) << 30)
+
+typedef struct _GstZcBaseTransformPrivate GstZcBaseTransformPrivate;
+
+struct _GstZcBaseTransformClass
+{
+  GstBaseTransformClass parent_class;
+
+  /* Called from set_caps once both infos are parsed and checked */
+  gboolean (*set_info) (GstZcBaseTransform * self, GstCaps * incaps,
+      GstVideoInfo * in_info, GstCaps * outcaps, GstVideoInfo * out_info);
+};
+
+/* Valid from start() to stop() */
+GstZcContext * gst_zc_base_transform_get_context (GstZcBaseTransform * self);
+gpointer gst_zc_base_transform_get_stream (GstZcBaseTransform * self);
+gboolean gst_zc_base_transform_uses_gpu (GstZcBaseTransform * self);
+GstZcMemoryType gst_zc_base_transform_get_memory_type (GstZcBaseTransform * self);
+const GstVideoInfo * gst_zc_base_transform_get_in_info (GstZcBaseTransform * self);
+const GstVideoInfo * gst_zc_base_transform_get_out_info (GstZcBaseTransform * self);
+
+void gst_zc_base_transform_count_buffer (GstZcBaseTransform * self,
+    gsize bytes_copied);
+
+GstBufferPool * gst_zc_base_transform_new_pool (GstZcBaseTransform * self,
+    GstCaps * caps, guint min_buffers);
+gboolean gst_zc_base_transform_decide_zc_pool (GstZcBaseTransform * self,
+    GstQuery * query);
+gboolean gst_zc_base_transform_propose_zc_pool (GstZcBaseTransform * self,
+    GstQuery * query);
+
+GstCaps * gst_zc_caps_with_feature (GstCaps * caps, const gchar * feature);
+
+G_END_DECLS

@@ -1,0 +1,204 @@
+/* gst-zerocopy
+ * SPDX-License-Identifier: LGPL-2.1-or-later
+ */
+/**
+ * SECTION:element-zcdownload
+ * @title: zcdownload
+ *
+ * Hands zero-copy frames to CPU elements without copying them: the buffer
+ * that leaves is the one that came in, its memory relabelled as system
+ * memory. The CPU side is safe because mapping a #GstZcMemory waits on the
+ * fence of the GPU work that touched it, and on nothing else.
+ *
+ * zcdownload accepts #GstVideoMeta, so upstream may use padded rows. Only
+ * when downstream cannot take #GstVideoMeta and the rows are padded does it
+ * repack the frame into a tightly packed system buffer (counted in `stats`).
+ *
+ * ## Example launch line
+ * |[
+ * gst-launch-1.0 videotestsrc ! zcupload ! zcfilter gamma=2.2 ! \
+ *     zcdownload ! videoconvert ! autovideosink
+ * ]|
+ *
+ * Caps: sink `video/x-raw(memory:CUDAZeroCopy)`, src `video/x-raw`, same
+ * format, size and rate.
+ */
+#ifdef HAVE_CONFIG_H
+#include "config.h"
+#endif
+
+#include "gstzcdownload.h"
+
+GST_DEBUG_CATEGORY_STATIC (gst_zc_download_debug);
+#define GST_CAT_DEFAULT gst_zc_download_debug
+
+static GstStaticPadTemplate sink_template = GST_STATIC_PAD_TEMPLATE ("sink",
+    GST_PAD_SINK, GST_PAD_ALWAYS,
+    GST_STATIC_CAPS (GST_VIDEO_CAPS_MAKE_WITH_FEATURES
+        (GST_CAPS_FEATURE_MEMORY_CUDA_ZERO_COPY, GST_ZC_FORMATS)));
+
+static GstStaticPadTemplate src_template = GST_STATIC_PAD_TEMPLATE ("src",
+    GST_PAD_SRC, GST_PAD_ALWAYS,
+    GST_STATIC_CAPS (GST_VIDEO_CAPS_MAKE (GST_ZC_FORMATS)));
+
+struct _GstZcDownload
+{
+  GstZcBaseTransform parent;
+
+  /* streaming thread only */
+  gboolean downstream_video_meta;
+};
+
+G_DEFINE_TYPE (GstZcDownload, gst_zc_download, GST_TYPE_ZC_BASE_TRANSFORM);
+GST_ELEMENT_REGISTER_DEFINE (zcdownload, "zcdownload", GST_RANK_NONE,
+    GST_TYPE_ZC_DOWNLOAD);
+
+static GstCaps *
+gst_zc_download_transform_caps (GstBaseTransform *,
+    GstPadDirection direction, GstCaps * caps, GstCaps * filter)
+{
+  GstCaps *res = gst_zc_caps_with_feature (caps, direction == GST_PAD_SINK ?
+      NULL : GST_CAPS_FEATURE_MEMORY_CUDA_ZERO_COPY);
+
+  if (filter) {
+    GstCaps *tmp = gst_caps_intersect_full (filter, res,
+        GST_CAPS_INTERSECT_FIRST);
+    gst_caps_unref (res);
+    res = tmp;
+  }
+  return res;
+}
+
+static gboolean
+gst_zc_download_propose_allocation (GstBaseTransform * trans, GstQuery *,
+    GstQuery * query)
+{
+  /* Upstream GPU work that needs fresh buffers writes into memory the CPU
+   * downstream reads directly */
+  return gst_zc_base_transform_propose_zc_pool (GST_ZC_BASE_TRANSFORM (trans),
+      query);
+}
+
+static gboolean
+gst_zc_download_decide_allocation (GstBaseTransform * trans, GstQuery * query)
+{
+  auto *self = GST_ZC_DOWNLOAD (trans);
+
+  self->downstream_video_meta =
+      gst_query_find_allocation_meta (query, GST_VIDEO_META_API_TYPE, NULL);
+  GST_DEBUG_OBJECT (self, "downstream %s GstVideoMeta",
+      self->downstream_video_meta ? "takes" : "does not take");
+
+  /* The system pool downstream offers only serves repacked frames */
+  return GST_BASE_TRANSFORM_CLASS (gst_zc_download_parent_class)->
+      decide_allocation (trans, query);
+}
+
+/* Whether downstream can read @buf as it is: packed rows, or video meta. */
+static gboolean
+readable_as_is (GstZcDownload * self, GstBuffer * buf)
+{
+  if (self->downstream_video_meta)
+    return TRUE;
+
+  const GstVideoInfo *info =
+      gst_zc_base_transform_get_in_info (GST_ZC_BASE_TRANSFORM (self));
+  GstVideoMeta *meta = gst_buffer_get_video_meta (buf);
+  if (!meta)
+    return TRUE;
+  for (guint i = 0; i < meta->n_planes; i++) {
+    if (meta->stride[i] != GST_VIDEO_INFO_PLANE_STRIDE (info, i) ||
+        meta->offset[i] != GST_VIDEO_INFO_PLANE_OFFSET (info, i))
+      return FALSE;
+  }
+  return TRUE;
+}
+
+static GstFlowReturn
+gst_zc_download_prepare_output_buffer (GstBaseTransform * trans,
+    GstBuffer * inbuf, GstBuffer ** outbuf)
+{
+  if (readable_as_is (GST_ZC_DOWNLOAD (trans), inbuf)) {
+    *outbuf = inbuf;
+    return GST_FLOW_OK;
+  }
+  return GST_BASE_TRANSFORM_CLASS (gst_zc_download_parent_class)->
+      prepare_output_buffer (trans, inbuf, outbuf);
+}
+
+static GstFlowReturn
+gst_zc_download_transform (GstBaseTransform * trans, GstBuffer * inbuf,
+    GstBuffer * outbuf)
+{
+  auto *base = GST_ZC_BASE_TRANSFORM (trans);
+  GstVideoFrame in_frame, out_frame;
+
+  if (inbuf == outbuf) {
+    gst_zc_base_transform_count_buffer (base, 0);
+    return GST_FLOW_OK;
+  }
+
+  /* Repack for a consumer that cannot read padded rows. The map waits on
+   * the GPU fence. */
+  if (!gst_video_frame_map (&in_frame,
+          gst_zc_base_transform_get_in_info (base), inbuf, GST_MAP_READ)) {
+    GST_ELEMENT_ERROR (trans, RESOURCE, READ,
+        ("Could not map the frame for the CPU"),
+        ("the GPU work on it may have failed; see GST_DEBUG=zcmemory:2"));
+    return GST_FLOW_ERROR;
+  }
+  if (!gst_video_frame_map (&out_frame,
+          gst_zc_base_transform_get_out_info (base), outbuf, GST_MAP_WRITE)) {
+    gst_video_frame_unmap (&in_frame);
+    GST_ELEMENT_ERROR (trans, RESOURCE, WRITE,
+        ("Could not map the output buffer"), (NULL));
+    return GST_FLOW_ERROR;
+  }
+  gboolean ok = gst_video_frame_copy (&out_frame, &in_frame);
+  gst_video_frame_unmap (&out_frame);
+  gst_video_frame_unmap (&in_frame);
+  if (!ok) {
+    GST_ELEMENT_ERROR (trans, STREAM, FAILED, ("Could not repack the frame"),
+        (NULL));
+    return GST_FLOW_ERROR;
+  }
+  gst_zc_base_transform_count_buffer (base,
+      GST_VIDEO_INFO_SIZE (gst_zc_base_transform_get_out_info (base)));
+  return GST_FLOW_OK;
+}
+
+static void
+gst_zc_download_class_init (GstZcDownloadClass * klass)
+{
+  GstElementClass *element_class = GST_ELEMENT_CLASS (klass);
+  GstBaseTransformClass *trans_class = GST_BASE_TRANSFORM_CLASS (klass);
+
+  gst_element_class_add_static_pad_template (element_class, &sink_template);
+  gst_element_class_add_static_pad_template (element_class, &src_template);
+  gst_element_class_set_static_metadata (element_class,
+      "Zero-copy CUDA download", "Filter/Video/Hardware",
+      "Hands GPU-processed frames to CPU elements without a copy: the same "
+      "memory, relabelled as system memory; a CPU map waits on the GPU "
+      "fence. Example: ... ! zcfilter ! zcdownload ! videoconvert ! "
+      "autovideosink",
+      "gst-zerocopy maintainers");
+
+  trans_class->passthrough_on_same_caps = FALSE;
+  trans_class->transform_caps =
+      GST_DEBUG_FUNCPTR (gst_zc_download_transform_caps);
+  trans_class->propose_allocation =
+      GST_DEBUG_FUNCPTR (gst_zc_download_propose_allocation);
+  trans_class->decide_allocation =
+      GST_DEBUG_FUNCPTR (gst_zc_download_decide_allocation);
+  trans_class->prepare_output_buffer =
+      GST_DEBUG_FUNCPTR (gst_zc_download_prepare_output_buffer);
+  trans_class->transform = GST_DEBUG_FUNCPTR (gst_zc_download_transform);
+
+  GST_DEBUG_CATEGORY_INIT (gst_zc_download_debug, "zcdownload", 0,
+      "zero-copy CUDA download");
+}
+
+static void
+gst_zc_download_init (GstZcDownload *)
+{
+}

@@ -1,0 +1,185 @@
+/* gst-zerocopy
+ * SPDX-License-Identifier: LGPL-2.1-or-later
+ */
+/**
+ * SECTION:element-zcupload
+ * @title: zcupload
+ *
+ * Makes system-memory video GPU-visible without copying it where it can.
+ * zcupload answers its upstream's ALLOCATION query with a #GstZcBufferPool,
+ * so a producer that takes the pool (videotestsrc, appsrc pushing pool
+ * buffers, software decoders, v4l2src io-mode=userptr) writes each frame
+ * straight into pinned memory the GPU maps, and zcupload passes that buffer
+ * on untouched: 0 bytes copied. Any other buffer is copied once into a pool
+ * buffer, honouring its #GstVideoMeta strides, and counted in `stats`.
+ *
+ * ## Example launch lines
+ * |[
+ * gst-launch-1.0 videotestsrc ! video/x-raw,format=RGBA ! zcupload ! \
+ *     zcfilter invert=true ! zcdownload ! autovideosink
+ * ]|
+ * |[
+ * gst-launch-1.0 filesrc location=in.mp4 ! decodebin ! videoconvert ! \
+ *     video/x-raw,format=NV12 ! zcupload memory-type=managed ! \
+ *     zcfilter brightness=0.1 ! zcdownload ! videoconvert ! autovideosink
+ * ]|
+ *
+ * Caps: sink `video/x-raw`, src `video/x-raw(memory:CUDAZeroCopy)`, same
+ * format, size and rate.
+ */
+#ifdef HAVE_CONFIG_H
+#include "config.h"
+#endif
+
+#include "gstzcupload.h"
+
+GST_DEBUG_CATEGORY_STATIC (gst_zc_upload_debug);
+#define GST_CAT_DEFAULT gst_zc_upload_debug
+
+static GstStaticPadTemplate sink_template = GST_STATIC_PAD_TEMPLATE ("sink",
+    GST_PAD_SINK, GST_PAD_ALWAYS,
+    GST_STATIC_CAPS (GST_VIDEO_CAPS_MAKE (GST_ZC_FORMATS)));
+
+static GstStaticPadTemplate src_template = GST_STATIC_PAD_TEMPLATE ("src",
+    GST_PAD_SRC, GST_PAD_ALWAYS,
+    GST_STATIC_CAPS (GST_VIDEO_CAPS_MAKE_WITH_FEATURES
+        (GST_CAPS_FEATURE_MEMORY_CUDA_ZERO_COPY, GST_ZC_FORMATS)));
+
+struct _GstZcUpload
+{
+  GstZcBaseTransform parent;
+};
+
+G_DEFINE_TYPE (GstZcUpload, gst_zc_upload, GST_TYPE_ZC_BASE_TRANSFORM);
+GST_ELEMENT_REGISTER_DEFINE (zcupload, "zcupload", GST_RANK_NONE,
+    GST_TYPE_ZC_UPLOAD);
+
+static GstCaps *
+gst_zc_upload_transform_caps (GstBaseTransform * trans,
+    GstPadDirection direction, GstCaps * caps, GstCaps * filter)
+{
+  GstCaps *res = gst_zc_caps_with_feature (caps, direction == GST_PAD_SINK ?
+      GST_CAPS_FEATURE_MEMORY_CUDA_ZERO_COPY : NULL);
+
+  if (filter) {
+    GstCaps *tmp = gst_caps_intersect_full (filter, res,
+        GST_CAPS_INTERSECT_FIRST);
+    gst_caps_unref (res);
+    res = tmp;
+  }
+  GST_DEBUG_OBJECT (trans, "%s %" GST_PTR_FORMAT " -> %" GST_PTR_FORMAT,
+      direction == GST_PAD_SINK ? "sink" : "src", caps, res);
+  return res;
+}
+
+static gboolean
+gst_zc_upload_propose_allocation (GstBaseTransform * trans, GstQuery *,
+    GstQuery * query)
+{
+  return gst_zc_base_transform_propose_zc_pool (GST_ZC_BASE_TRANSFORM (trans),
+      query);
+}
+
+static gboolean
+gst_zc_upload_decide_allocation (GstBaseTransform * trans, GstQuery * query)
+{
+  /* The pool only serves buffers that must be copied; ours pass as they are */
+  return gst_zc_base_transform_decide_zc_pool (GST_ZC_BASE_TRANSFORM (trans),
+      query);
+}
+
+static gboolean
+is_direct (GstZcBaseTransform * base, GstBuffer * inbuf)
+{
+  return gst_buffer_n_memory (inbuf) == 1 &&
+      gst_zc_buffer_is_zc (inbuf, gst_zc_base_transform_get_context (base));
+}
+
+static GstFlowReturn
+gst_zc_upload_prepare_output_buffer (GstBaseTransform * trans,
+    GstBuffer * inbuf, GstBuffer ** outbuf)
+{
+  auto *base = GST_ZC_BASE_TRANSFORM (trans);
+
+  if (is_direct (base, inbuf)) {
+    *outbuf = inbuf;
+    return GST_FLOW_OK;
+  }
+  return GST_BASE_TRANSFORM_CLASS (gst_zc_upload_parent_class)->
+      prepare_output_buffer (trans, inbuf, outbuf);
+}
+
+static GstFlowReturn
+gst_zc_upload_transform (GstBaseTransform * trans, GstBuffer * inbuf,
+    GstBuffer * outbuf)
+{
+  auto *base = GST_ZC_BASE_TRANSFORM (trans);
+  GstVideoFrame in_frame, out_frame;
+
+  if (inbuf == outbuf) {
+    gst_zc_base_transform_count_buffer (base, 0);
+    return GST_FLOW_OK;
+  }
+
+  if (!gst_video_frame_map (&in_frame,
+          gst_zc_base_transform_get_in_info (base), inbuf, GST_MAP_READ)) {
+    GST_ELEMENT_ERROR (trans, STREAM, FAILED, ("Could not map input frame"),
+        ("%" GST_PTR_FORMAT, inbuf));
+    return GST_FLOW_ERROR;
+  }
+  if (!gst_video_frame_map (&out_frame,
+          gst_zc_base_transform_get_out_info (base), outbuf, GST_MAP_WRITE)) {
+    gst_video_frame_unmap (&in_frame);
+    GST_ELEMENT_ERROR (trans, STREAM, FAILED,
+        ("Could not map a zero-copy pool buffer"), (NULL));
+    return GST_FLOW_ERROR;
+  }
+  gboolean ok = gst_video_frame_copy (&out_frame, &in_frame);
+  gst_video_frame_unmap (&out_frame);
+  gst_video_frame_unmap (&in_frame);
+  if (!ok) {
+    GST_ELEMENT_ERROR (trans, STREAM, FAILED, ("Could not copy the frame"),
+        (NULL));
+    return GST_FLOW_ERROR;
+  }
+
+  gst_zc_base_transform_count_buffer (base,
+      GST_VIDEO_INFO_SIZE (gst_zc_base_transform_get_in_info (base)));
+  return GST_FLOW_OK;
+}
+
+static void
+gst_zc_upload_class_init (GstZcUploadClass * klass)
+{
+  GstElementClass *element_class = GST_ELEMENT_CLASS (klass);
+  GstBaseTransformClass *trans_class = GST_BASE_TRANSFORM_CLASS (klass);
+
+  gst_element_class_add_static_pad_template (element_class, &sink_template);
+  gst_element_class_add_static_pad_template (element_class, &src_template);
+  gst_element_class_set_static_metadata (element_class,
+      "Zero-copy CUDA upload", "Filter/Video/Hardware",
+      "Makes video GPU-visible: upstream writes into pinned memory the GPU "
+      "maps (0 copies); other buffers are copied once and counted. "
+      "Example: videotestsrc ! zcupload ! zcfilter invert=true ! zcdownload "
+      "! autovideosink",
+      "gst-zerocopy maintainers");
+
+  trans_class->passthrough_on_same_caps = FALSE;
+  trans_class->transform_caps =
+      GST_DEBUG_FUNCPTR (gst_zc_upload_transform_caps);
+  trans_class->propose_allocation =
+      GST_DEBUG_FUNCPTR (gst_zc_upload_propose_allocation);
+  trans_class->decide_allocation =
+      GST_DEBUG_FUNCPTR (gst_zc_upload_decide_allocation);
+  trans_class->prepare_output_buffer =
+      GST_DEBUG_FUNCPTR (gst_zc_upload_prepare_output_buffer);
+  trans_class->transform = GST_DEBUG_FUNCPTR (gst_zc_upload_transform);
+
+  GST_DEBUG_CATEGORY_INIT (gst_zc_upload_debug, "zcupload", 0,
+      "zero-copy CUDA upload");
+}
+
+static void
+gst_zc_upload_init (GstZcUpload *)
+{
+}

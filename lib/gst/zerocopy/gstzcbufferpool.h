@@ -1,0 +1,36 @@
+/* gst-zerocopy
+ * SPDX-License-Identifier: LGPL-2.1-or-later
+ */
+#pragma once
+
+#include <gst/video/video.h>
+#include <gst/zerocopy/zerocopy-prelude.h>
+#include <gst/zerocopy/gstzcmemory.h>
+
+G_BEGIN_DECLS
+
+/**
+ * GST_ZC_ROW_PITCH_ALIGN:
+ *
+ * Rows of pool buffers start on multiples of this many bytes when the
+ * consumer of the pool understands #GstVideoMeta, so a warp's loads of a row
+ * are whole, coalesced transactions.
+ */
+#define GST_ZC_ROW_PITCH_ALIGN 128
+
+#define GST_TYPE_ZC_BUFFER_POOL (gst_zc_buffer_pool_get_type ())
+GST_ZC_API
+G_DECLARE_FINAL_TYPE (GstZcBufferPool, gst_zc_buffer_pool, GST, ZC_BUFFER_POOL,
+    GstVideoBufferPool)
+
+GST_ZC_API
+GstBufferPool * gst_zc_buffer_pool_new (GstZcContext * context,
+    GstZcMemoryType memory_type);
+
+GST_ZC_API
+GstZcContext * gst_zc_buffer_pool_get_context (GstZcBufferPool * pool);
+
+GST_ZC_API
+GstZcMemoryType gst_zc_buffer_pool_get_memory_type (GstZcBufferPool * pool);
+
+G_END_DECLS

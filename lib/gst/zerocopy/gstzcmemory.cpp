@@ -1,0 +1,807 @@
+/* gst-zerocopy
+ * SPDX-License-Identifier: LGPL-2.1-or-later
+ */
+/**
+ * SECTION:gstzcmemory
+ * @title: GstZcMemory
+ * @short_description: memory the CPU and the GPU share without copies
+ *
+ * #GstZcAllocator hands out #GstZcMemory of one #GstZcMemoryType:
+ *
+ * - mapped: `cudaHostAlloc (cudaHostAllocMapped | cudaHostAllocPortable)`;
+ *   kernels read and write it over the bus, in place.
+ * - managed: `cudaMallocManaged`; where the device allows concurrent managed
+ *   access it is prefetched to the GPU before kernels and back to the CPU
+ *   before a CPU map; elsewhere (older Jetsons) it is attached to the
+ *   working stream for the kernels and back to the host after them.
+ * - system: page-aligned host memory for the CPU backend.
+ *
+ * Fence rules: a GPU user calls gst_zc_memory_prepare_gpu() on its stream
+ * before its kernels (the stream waits on the memory's fence; the host does
+ * not) and gst_zc_memory_set_gpu_fence() after them. A CPU map waits on the
+ * fence, and on nothing else.
+ */
+#ifdef HAVE_CONFIG_H
+#include "config.h"
+#endif
+
+#include "gstzcmemory.h"
+#include "gstzccuda-private.h"
+
+#include <mutex>
+#include <new>
+#include <stdlib.h>
+#include <string.h>
+
+GST_DEBUG_CATEGORY_STATIC (gst_zc_memory_debug);
+#define GST_CAT_DEFAULT gst_zc_memory_debug
+
+/* Data starts on this boundary at least, whatever the caller asks: one
+ * coalesced 128-byte line, and the 16-byte vectors the kernels load. */
+#define ZC_MIN_ALIGN_MASK 255
+
+struct _GstZcMemoryPrivate
+{
+  GstZcMemoryType type = GST_ZC_MEMORY_TYPE_SYSTEM;
+  gint device_id = -1;
+  gboolean concurrent_managed = FALSE;
+  void *alloc_base = nullptr;   /* what the allocation call returned */
+  guint8 *host = nullptr;       /* start of the GstMemory block (maxsize) */
+  guint8 *device = nullptr;     /* the GPU's address of host[0] */
+  gsize block_size = 0;
+  std::mutex lock;
+#if GST_ZC_HAVE_CUDA
+  cudaEvent_t fence = nullptr;
+  bool fence_pending = false;
+  bool on_gpu = false;          /* managed, prefetched to the GPU */
+#endif
+};
+
+struct _GstZcAllocator
+{
+  GstAllocator parent;
+
+  GstZcContext *context;
+  GstZcMemoryType memory_type;
+  /* The registered default allocator opens its device on first use */
+  gboolean lazy;
+  std::mutex *lock;
+#if GST_ZC_HAVE_CUDA
+  /* managed memory only: where a CPU map queues its prefetch back */
+  cudaStream_t transfer_stream;
+#endif
+};
+
+G_DEFINE_TYPE (GstZcAllocator, gst_zc_allocator, GST_TYPE_ALLOCATOR);
+
+GType
+gst_zc_memory_type_get_type (void)
+{
+  static GType type = 0;
+  static const GEnumValue values[] = {
+    {GST_ZC_MEMORY_TYPE_AUTO, "Pick for the device: mapped on discrete GPUs "
+          "and Jetson Xavier/Orin, managed on older Jetsons, system without "
+          "a GPU", "auto"},
+    {GST_ZC_MEMORY_TYPE_MAPPED, "Pinned host memory mapped into the GPU "
+          "(cudaHostAlloc)", "mapped"},
+    {GST_ZC_MEMORY_TYPE_MANAGED, "CUDA managed memory (cudaMallocManaged), "
+          "prefetched where it is used", "managed"},
+    {GST_ZC_MEMORY_TYPE_SYSTEM, "Page-aligned host memory, processed on the "
+          "CPU", "system"},
+    {0, NULL, NULL}
+  };
+  if (g_once_init_enter (&type)) {
+    GType t = g_enum_register_static ("GstZcMemoryType", values);
+    g_once_init_leave (&type, t);
+  }
+  return type;
+}
+
+/**
+ * gst_zc_memory_type_to_string:
+ * @type: a #GstZcMemoryType
+ *
+ * Returns: (transfer none): the nick of @type ("auto", "mapped", ...)
+ */
+const gchar *
+gst_zc_memory_type_to_string (GstZcMemoryType type)
+{
+  GEnumClass *klass = (GEnumClass *) g_type_class_ref (GST_TYPE_ZC_MEMORY_TYPE);
+  GEnumValue *v = g_enum_get_value (klass, type);
+  const gchar *nick = v ? v->value_nick : "unknown";
+  g_type_class_unref (klass);
+  return nick;
+}
+
+static inline GstZcMemory *
+root_of (GstZcMemory * mem)
+{
+  return mem->mem.parent ? (GstZcMemory *) mem->mem.parent : mem;
+}
+
+/* ---------------------------------------------------------------------- */
+/* Raw allocations, one pair per memory type                              */
+/* ---------------------------------------------------------------------- */
+
+static bool
+raw_alloc (GstZcMemoryPrivate * priv, gsize bytes)
+{
+  switch (priv->type) {
+    case GST_ZC_MEMORY_TYPE_SYSTEM:{
+      void *p = nullptr;
+      if (posix_memalign (&p, 4096, bytes) != 0)
+        return false;
+      priv->alloc_base = p;
+      return true;
+    }
+#if GST_ZC_HAVE_CUDA
+    case GST_ZC_MEMORY_TYPE_MAPPED:{
+      gst_zc::DeviceScope scope (priv->device_id);
+      void *p = nullptr;
+      if (!scope.ok () || !GST_ZC_CUDA_OK (cudaHostAlloc (&p, bytes,
+                  cudaHostAllocMapped | cudaHostAllocPortable)))
+        return false;
+      priv->alloc_base = p;
+      return true;
+    }
+    case GST_ZC_MEMORY_TYPE_MANAGED:{
+      gst_zc::DeviceScope scope (priv->device_id);
+      void *p = nullptr;
+      if (!scope.ok () ||
+          !GST_ZC_CUDA_OK (cudaMallocManaged (&p, bytes,
+                  priv->concurrent_managed ? cudaMemAttachGlobal :
+                  cudaMemAttachHost)))
+        return false;
+      priv->alloc_base = p;
+      return true;
+    }
+#endif
+    default:
+      return false;
+  }
+}
+
+static void
+raw_free (GstZcMemoryPrivate * priv)
+{
+  if (!priv->alloc_base)
+    return;
+  switch (priv->type) {
+#if GST_ZC_HAVE_CUDA
+    case GST_ZC_MEMORY_TYPE_MAPPED:{
+      gst_zc::DeviceScope scope (priv->device_id);
+      GST_ZC_CUDA_OK (cudaFreeHost (priv->alloc_base));
+      break;
+    }
+    case GST_ZC_MEMORY_TYPE_MANAGED:{
+      gst_zc::DeviceScope scope (priv->device_id);
+      GST_ZC_CUDA_OK (cudaFree (priv->alloc_base));
+      break;
+    }
+#endif
+    default:
+      free (priv->alloc_base);
+      break;
+  }
+  priv->alloc_base = nullptr;
+}
+
+/* ---------------------------------------------------------------------- */
+/* Fences                                                                 */
+/* ---------------------------------------------------------------------- */
+
+#if GST_ZC_HAVE_CUDA
+#if CUDART_VERSION >= 13000
+static cudaError_t
+prefetch (void *ptr, size_t bytes, int device, cudaStream_t stream)
+{
+  cudaMemLocation loc = { };
+  if (device == cudaCpuDeviceId) {
+    loc.type = cudaMemLocationTypeHost;
+    loc.id = 0;
+  } else {
+    loc.type = cudaMemLocationTypeDevice;
+    loc.id = device;
+  }
+  return cudaMemPrefetchAsync (ptr, bytes, loc, 0, stream);
+}
+#else
+static cudaError_t
+prefetch (void *ptr, size_t bytes, int device, cudaStream_t stream)
+{
+  return cudaMemPrefetchAsync (ptr, bytes, device, stream);
+}
+#endif
+#endif
+
+/**
+ * gst_zc_memory_wait_cpu:
+ * @mem: a #GstZcMemory
+ *
+ * Blocks until the GPU work fenced on @mem is done and, for managed memory,
+ * until its pages are back on the CPU. gst_memory_map() does this itself.
+ *
+ * Returns: %FALSE if the GPU reported an error
+ */
+gboolean
+gst_zc_memory_wait_cpu (GstZcMemory * mem)
+{
+  g_return_val_if_fail (gst_is_zc_memory ((GstMemory *) mem), FALSE);
+#if GST_ZC_HAVE_CUDA
+  GstZcMemory *root = root_of (mem);
+  GstZcMemoryPrivate *priv = root->priv;
+  if (priv->type == GST_ZC_MEMORY_TYPE_SYSTEM)
+    return TRUE;
+
+  std::lock_guard < std::mutex > lk (priv->lock);
+  if (!priv->fence_pending && !priv->on_gpu)
+    return TRUE;
+
+  gst_zc::DeviceScope scope (priv->device_id);
+  if (!scope.ok ())
+    return FALSE;
+  if (priv->on_gpu) {
+    /* The prefetch back waits on the GPU work, then the fence covers both */
+    auto *alloc = (GstZcAllocator *) root->mem.allocator;
+    cudaStream_t ts = alloc->transfer_stream;
+    if (priv->fence_pending &&
+        !GST_ZC_CUDA_OK (cudaStreamWaitEvent (ts, priv->fence, 0)))
+      return FALSE;
+    if (!GST_ZC_CUDA_OK (prefetch (priv->host, priv->block_size,
+                cudaCpuDeviceId, ts)) ||
+        !GST_ZC_CUDA_OK (cudaEventRecord (priv->fence, ts)))
+      return FALSE;
+    priv->on_gpu = false;
+    priv->fence_pending = true;
+  }
+  if (!GST_ZC_CUDA_OK (cudaEventSynchronize (priv->fence)))
+    return FALSE;
+  priv->fence_pending = false;
+#else
+  (void) mem;
+#endif
+  return TRUE;
+}
+
+/**
+ * gst_zc_memory_prepare_gpu:
+ * @mem: a #GstZcMemory
+ * @stream: the `cudaStream_t` the caller's kernels will run on
+ *
+ * Orders @stream after the GPU work already fenced on @mem, without blocking
+ * the host, and brings managed memory to the GPU (prefetch, or stream
+ * attachment where the device cannot share managed memory concurrently).
+ * Call it before launching kernels that touch @mem.
+ *
+ * Returns: %FALSE if a CUDA call failed (logged)
+ */
+gboolean
+gst_zc_memory_prepare_gpu (GstZcMemory * mem, gpointer stream)
+{
+  g_return_val_if_fail (gst_is_zc_memory ((GstMemory *) mem), FALSE);
+#if GST_ZC_HAVE_CUDA
+  GstZcMemoryPrivate *priv = root_of (mem)->priv;
+  auto s = (cudaStream_t) stream;
+  if (priv->type == GST_ZC_MEMORY_TYPE_SYSTEM)
+    return FALSE;
+
+  std::lock_guard < std::mutex > lk (priv->lock);
+  gst_zc::DeviceScope scope (priv->device_id);
+  if (!scope.ok ())
+    return FALSE;
+  if (priv->fence_pending &&
+      !GST_ZC_CUDA_OK (cudaStreamWaitEvent (s, priv->fence, 0)))
+    return FALSE;
+  if (priv->type == GST_ZC_MEMORY_TYPE_MANAGED) {
+    if (priv->concurrent_managed) {
+      if (!priv->on_gpu) {
+        if (!GST_ZC_CUDA_OK (prefetch (priv->host, priv->block_size,
+                    priv->device_id, s)))
+          return FALSE;
+        priv->on_gpu = true;
+      }
+    } else if (!GST_ZC_CUDA_OK (cudaStreamAttachMemAsync (s, priv->host, 0,
+                cudaMemAttachSingle))) {
+      return FALSE;
+    }
+  }
+  return TRUE;
+#else
+  (void) mem;
+  (void) stream;
+  return FALSE;
+#endif
+}
+
+/**
+ * gst_zc_memory_set_gpu_fence:
+ * @mem: a #GstZcMemory
+ * @stream: the `cudaStream_t` the caller's kernels ran on
+ *
+ * Records @mem's fence after the work queued on @stream: CPU maps and later
+ * GPU users wait on it. Call it after the kernels that read or write @mem,
+ * reads included, so the producer does not overwrite bytes a kernel is
+ * still reading.
+ *
+ * Returns: %FALSE if a CUDA call failed (logged)
+ */
+gboolean
+gst_zc_memory_set_gpu_fence (GstZcMemory * mem, gpointer stream)
+{
+  g_return_val_if_fail (gst_is_zc_memory ((GstMemory *) mem), FALSE);
+#if GST_ZC_HAVE_CUDA
+  GstZcMemoryPrivate *priv = root_of (mem)->priv;
+  auto s = (cudaStream_t) stream;
+  if (priv->type == GST_ZC_MEMORY_TYPE_SYSTEM)
+    return FALSE;
+
+  std::lock_guard < std::mutex > lk (priv->lock);
+  gst_zc::DeviceScope scope (priv->device_id);
+  if (!scope.ok ())
+    return FALSE;
+  /* Without concurrent managed access the CPU may not touch memory attached
+   * to a stream with work queued: hand it back to the host once done. */
+  if (priv->type == GST_ZC_MEMORY_TYPE_MANAGED && !priv->concurrent_managed &&
+      !GST_ZC_CUDA_OK (cudaStreamAttachMemAsync (s, priv->host, 0,
+              cudaMemAttachHost)))
+    return FALSE;
+  if (!GST_ZC_CUDA_OK (cudaEventRecord (priv->fence, s)))
+    return FALSE;
+  priv->fence_pending = true;
+  return TRUE;
+#else
+  (void) mem;
+  (void) stream;
+  return FALSE;
+#endif
+}
+
+/* ---------------------------------------------------------------------- */
+/* GstAllocator                                                           */
+/* ---------------------------------------------------------------------- */
+
+/* Managed memory on a device that prefetches needs a stream for the CPU
+ * map's prefetch back; the allocator owns it so it outlives its memories. */
+static gboolean
+ensure_transfer_stream (GstZcAllocator * self)
+{
+#if GST_ZC_HAVE_CUDA
+  if (self->transfer_stream || self->memory_type != GST_ZC_MEMORY_TYPE_MANAGED
+      || !gst_zc_context_has_concurrent_managed_access (self->context))
+    return TRUE;
+  gst_zc::DeviceScope scope (gst_zc_context_get_device_id (self->context));
+  return scope.ok () &&
+      GST_ZC_CUDA_OK (cudaStreamCreateWithFlags (&self->transfer_stream,
+          cudaStreamNonBlocking));
+#else
+  (void) self;
+  return TRUE;
+#endif
+}
+
+static gboolean
+ensure_context (GstZcAllocator * self)
+{
+  std::lock_guard < std::mutex > lk (*self->lock);
+  if (self->context)
+    return TRUE;
+  GError *err = NULL;
+  self->context = gst_zc_context_new (-1, &err);
+  if (!self->context) {
+    GST_ERROR_OBJECT (self, "no context: %s", err ? err->message : "?");
+    g_clear_error (&err);
+    return FALSE;
+  }
+  self->memory_type = gst_zc_context_resolve_memory_type (self->context,
+      self->memory_type);
+  if (!ensure_transfer_stream (self))
+    return FALSE;
+  GST_INFO_OBJECT (self, "default allocator opened %s, memory %s",
+      gst_zc_context_get_device_name (self->context),
+      gst_zc_memory_type_to_string (self->memory_type));
+  return TRUE;
+}
+
+static GstMemory *
+gst_zc_allocator_alloc (GstAllocator * allocator, gsize size,
+    GstAllocationParams * params)
+{
+  auto *self = GST_ZC_ALLOCATOR (allocator);
+
+  if (self->lazy && !ensure_context (self))
+    return NULL;
+
+  gsize align = params->align | ZC_MIN_ALIGN_MASK;
+  gsize maxsize, bytes;
+  /* prefix + size + padding, then room to align the data start */
+  if (!g_size_checked_add (&maxsize, params->prefix, size) ||
+      !g_size_checked_add (&maxsize, maxsize, params->padding) ||
+      !g_size_checked_add (&bytes, maxsize, align) ||
+      bytes > (gsize) G_MAXSSIZE) {
+    GST_WARNING_OBJECT (self, "allocation of %" G_GSIZE_FORMAT " bytes "
+        "(prefix %" G_GSIZE_FORMAT ", padding %" G_GSIZE_FORMAT
+        ") overflows", size, params->prefix, params->padding);
+    return NULL;
+  }
+
+  auto *priv = new (std::nothrow) GstZcMemoryPrivate;
+  if (!priv)
+    return NULL;
+  priv->type = self->memory_type;
+  priv->device_id = gst_zc_context_get_device_id (self->context);
+  priv->concurrent_managed =
+      gst_zc_context_has_concurrent_managed_access (self->context);
+
+  if (!raw_alloc (priv, bytes)) {
+    GST_WARNING_OBJECT (self, "could not allocate %" G_GSIZE_FORMAT
+        " bytes of %s memory", bytes,
+        gst_zc_memory_type_to_string (priv->type));
+    delete priv;
+    return NULL;
+  }
+
+  /* Align the data start (host + prefix), not the block start */
+  guintptr base = (guintptr) priv->alloc_base;
+  guintptr data = (base + params->prefix + align) & ~(guintptr) align;
+  priv->host = (guint8 *) (data - params->prefix);
+  priv->device = priv->host;
+  priv->block_size = maxsize;
+
+#if GST_ZC_HAVE_CUDA
+  if (priv->type != GST_ZC_MEMORY_TYPE_SYSTEM) {
+    gst_zc::DeviceScope scope (priv->device_id);
+    if (priv->type == GST_ZC_MEMORY_TYPE_MAPPED) {
+      /* With unified addressing the two match; without, offset the mapping */
+      void *d = nullptr;
+      if (GST_ZC_CUDA_OK (cudaHostGetDevicePointer (&d, priv->alloc_base, 0)))
+        priv->device = (guint8 *) d + (priv->host - (guint8 *) priv->alloc_base);
+    }
+    if (!GST_ZC_CUDA_OK (cudaEventCreateWithFlags (&priv->fence,
+                cudaEventDisableTiming | cudaEventBlockingSync))) {
+      raw_free (priv);
+      delete priv;
+      return NULL;
+    }
+  }
+#endif
+
+  auto *mem = g_new0 (GstZcMemory, 1);
+  mem->priv = priv;
+  gst_memory_init (GST_MEMORY_CAST (mem), (GstMemoryFlags) params->flags,
+      allocator, NULL, maxsize, align, params->prefix, size);
+
+  if (params->prefix && (params->flags & GST_MEMORY_FLAG_ZERO_PREFIXED))
+    memset (priv->host, 0, params->prefix);
+  if (params->padding && (params->flags & GST_MEMORY_FLAG_ZERO_PADDED))
+    memset (priv->host + params->prefix + size, 0, params->padding);
+
+  GST_LOG_OBJECT (self, "%p: %" G_GSIZE_FORMAT " bytes of %s memory, "
+      "host %p device %p", mem, size,
+      gst_zc_memory_type_to_string (priv->type), priv->host, priv->device);
+  return GST_MEMORY_CAST (mem);
+}
+
+static void
+gst_zc_allocator_free (GstAllocator *, GstMemory * memory)
+{
+  auto *mem = (GstZcMemory *) memory;
+
+  if (!memory->parent) {
+    GstZcMemoryPrivate *priv = mem->priv;
+#if GST_ZC_HAVE_CUDA
+    if (priv->fence) {
+      gst_zc::DeviceScope scope (priv->device_id);
+      /* Memory goes back only when no buffer holds it; the GPU may still be
+       * reading it for the last user, so finish that first. */
+      if (priv->fence_pending)
+        GST_ZC_CUDA_OK (cudaEventSynchronize (priv->fence));
+      GST_ZC_CUDA_OK (cudaEventDestroy (priv->fence));
+    }
+#endif
+    raw_free (priv);
+    delete priv;
+  }
+  g_free (mem);
+}
+
+static gpointer
+gst_zc_memory_map_full (GstMemory * memory, GstMapInfo * info, gsize)
+{
+  auto *mem = (GstZcMemory *) memory;
+
+  if (!gst_zc_memory_wait_cpu (mem)) {
+    GST_ERROR ("%p: GPU work on this memory failed; refusing the CPU map",
+        memory);
+    return NULL;
+  }
+  (void) info;
+  return root_of (mem)->priv->host;
+}
+
+static void
+gst_zc_memory_unmap_full (GstMemory *, GstMapInfo *)
+{
+}
+
+static GstMemory *
+gst_zc_memory_share (GstMemory * memory, gssize offset, gssize size)
+{
+  auto *mem = (GstZcMemory *) memory;
+  GstMemory *parent = memory->parent ? memory->parent : memory;
+
+  if (size == -1)
+    size = memory->size - offset;
+
+  auto *sub = g_new0 (GstZcMemory, 1);
+  sub->priv = root_of (mem)->priv;
+  gst_memory_init (GST_MEMORY_CAST (sub),
+      (GstMemoryFlags) (GST_MINI_OBJECT_FLAGS (parent) |
+          GST_MINI_OBJECT_FLAG_LOCK_READONLY), memory->allocator, parent,
+      memory->maxsize, memory->align, memory->offset + offset, size);
+  return GST_MEMORY_CAST (sub);
+}
+
+static gboolean
+gst_zc_memory_is_span (GstMemory * mem1, GstMemory * mem2, gsize * offset)
+{
+  if (mem1->parent != mem2->parent || !mem1->parent)
+    return FALSE;
+  if (offset)
+    *offset = mem1->offset - mem1->parent->offset;
+  return mem1->offset + mem1->size == mem2->offset;
+}
+
+static void
+gst_zc_allocator_finalize (GObject * object)
+{
+  auto *self = GST_ZC_ALLOCATOR (object);
+
+#if GST_ZC_HAVE_CUDA
+  if (self->transfer_stream) {
+    gst_zc::DeviceScope scope (gst_zc_context_get_device_id (self->context));
+    GST_ZC_CUDA_OK (cudaStreamDestroy (self->transfer_stream));
+  }
+#endif
+  gst_clear_object (&self->context);
+  delete self->lock;
+
+  G_OBJECT_CLASS (gst_zc_allocator_parent_class)->finalize (object);
+}
+
+static void
+gst_zc_allocator_class_init (GstZcAllocatorClass * klass)
+{
+  GObjectClass *gobject_class = G_OBJECT_CLASS (klass);
+  GstAllocatorClass *alloc_class = GST_ALLOCATOR_CLASS (klass);
+
+  gobject_class->finalize = gst_zc_allocator_finalize;
+  alloc_class->alloc = gst_zc_allocator_alloc;
+  alloc_class->free = gst_zc_allocator_free;
+
+  GST_DEBUG_CATEGORY_INIT (gst_zc_memory_debug, "zcmemory", 0,
+      "zero-copy CUDA memory");
+}
+
+static void
+gst_zc_allocator_init (GstZcAllocator * self)
+{
+  GstAllocator *alloc = GST_ALLOCATOR_CAST (self);
+
+  self->lock = new std::mutex;
+  alloc->mem_type = GST_ZC_ALLOCATOR_NAME;
+  alloc->mem_map_full = gst_zc_memory_map_full;
+  alloc->mem_unmap_full = gst_zc_memory_unmap_full;
+  alloc->mem_share = gst_zc_memory_share;
+  alloc->mem_is_span = gst_zc_memory_is_span;
+  /* mem_copy stays GStreamer's fallback: it maps (so waits on the fence),
+   * allocates from this allocator and copies on the CPU. */
+}
+
+/**
+ * gst_zc_allocator_new:
+ * @context: (nullable): the device to allocate for; %NULL opens the first
+ *   device (or the CPU backend) on the first allocation
+ * @memory_type: the memory to allocate; %GST_ZC_MEMORY_TYPE_AUTO is resolved
+ *   for @context's device
+ *
+ * Returns: (transfer full) (nullable): a new allocator, or %NULL when
+ *   @memory_type needs a GPU that @context does not have
+ */
+GstAllocator *
+gst_zc_allocator_new (GstZcContext * context, GstZcMemoryType memory_type)
+{
+  g_return_val_if_fail (context == NULL || GST_IS_ZC_CONTEXT (context), NULL);
+
+  if (context) {
+    memory_type = gst_zc_context_resolve_memory_type (context, memory_type);
+    if (memory_type != GST_ZC_MEMORY_TYPE_SYSTEM &&
+        !gst_zc_context_has_gpu (context)) {
+      GST_WARNING ("%s memory needs a CUDA device; %s",
+          gst_zc_memory_type_to_string (memory_type),
+          gst_zc_context_get_no_gpu_reason (context));
+      return NULL;
+    }
+  }
+
+  auto *self = (GstZcAllocator *) g_object_new (GST_TYPE_ZC_ALLOCATOR, NULL);
+  gst_object_ref_sink (self);
+  self->memory_type = memory_type;
+  if (context) {
+    self->context = (GstZcContext *) gst_object_ref (context);
+  } else {
+    self->lazy = TRUE;
+  }
+
+  if (context && !ensure_transfer_stream (self)) {
+    gst_object_unref (self);
+    return NULL;
+  }
+  return GST_ALLOCATOR_CAST (self);
+}
+
+/**
+ * gst_zc_allocator_get_context:
+ * @allocator: a #GstZcAllocator
+ *
+ * Returns: (transfer none) (nullable): the allocator's context, %NULL for the
+ *   default allocator before its first allocation
+ */
+GstZcContext *
+gst_zc_allocator_get_context (GstZcAllocator * allocator)
+{
+  g_return_val_if_fail (GST_IS_ZC_ALLOCATOR (allocator), NULL);
+  return allocator->context;
+}
+
+/**
+ * gst_zc_allocator_get_memory_type:
+ * @allocator: a #GstZcAllocator
+ *
+ * Returns: the type of memory @allocator hands out
+ */
+GstZcMemoryType
+gst_zc_allocator_get_memory_type (GstZcAllocator * allocator)
+{
+  g_return_val_if_fail (GST_IS_ZC_ALLOCATOR (allocator),
+      GST_ZC_MEMORY_TYPE_AUTO);
+  return allocator->memory_type;
+}
+
+/**
+ * gst_zc_memory_init_once:
+ *
+ * Registers the default allocator as #GST_ZC_ALLOCATOR_NAME. It opens the
+ * first CUDA device (or the CPU backend) at its first allocation, not here.
+ * Safe to call more than once.
+ */
+void
+gst_zc_memory_init_once (void)
+{
+  static gsize done = 0;
+  if (g_once_init_enter (&done)) {
+    GstAllocator *alloc = gst_zc_allocator_new (NULL, GST_ZC_MEMORY_TYPE_AUTO);
+    GST_OBJECT_FLAG_SET (alloc, GST_OBJECT_FLAG_MAY_BE_LEAKED);
+    gst_allocator_register (GST_ZC_ALLOCATOR_NAME, alloc);
+    g_once_init_leave (&done, 1);
+  }
+}
+
+/**
+ * gst_is_zc_memory:
+ * @mem: (nullable): a #GstMemory
+ *
+ * Returns: whether @mem is a #GstZcMemory
+ */
+gboolean
+gst_is_zc_memory (GstMemory * mem)
+{
+  return mem && mem->allocator && GST_IS_ZC_ALLOCATOR (mem->allocator);
+}
+
+/**
+ * gst_zc_buffer_is_zc:
+ * @buffer: a #GstBuffer
+ * @context: the context of the element asking
+ *
+ * Returns: whether every memory of @buffer is a #GstZcMemory that @context's
+ *   device (or, for the CPU backend, the CPU) can work on directly
+ */
+gboolean
+gst_zc_buffer_is_zc (GstBuffer * buffer, GstZcContext * context)
+{
+  guint n = gst_buffer_n_memory (buffer);
+  gint dev = gst_zc_context_get_device_id (context);
+  gboolean gpu = gst_zc_context_has_gpu (context);
+
+  if (n == 0)
+    return FALSE;
+  for (guint i = 0; i < n; i++) {
+    GstMemory *m = gst_buffer_peek_memory (buffer, i);
+    if (!gst_is_zc_memory (m))
+      return FALSE;
+    GstZcMemoryPrivate *priv = root_of ((GstZcMemory *) m)->priv;
+    if (gpu) {
+      /* portable pinned memory is addressable from every device */
+      if (priv->type == GST_ZC_MEMORY_TYPE_SYSTEM)
+        return FALSE;
+      if (priv->type == GST_ZC_MEMORY_TYPE_MANAGED && priv->device_id != dev)
+        return FALSE;
+    } else if (priv->type != GST_ZC_MEMORY_TYPE_SYSTEM) {
+      return FALSE;
+    }
+  }
+  return TRUE;
+}
+
+/**
+ * gst_zc_memory_get_device_pointer:
+ * @mem: a #GstZcMemory
+ *
+ * The address kernels use for the memory's first byte (its offset applied).
+ * For system memory, the host address. Order GPU work on it with
+ * gst_zc_memory_prepare_gpu() and gst_zc_memory_set_gpu_fence().
+ *
+ * Returns: (transfer none): the device address
+ */
+gpointer
+gst_zc_memory_get_device_pointer (GstZcMemory * mem)
+{
+  g_return_val_if_fail (gst_is_zc_memory ((GstMemory *) mem), NULL);
+  return root_of (mem)->priv->device + mem->mem.offset;
+}
+
+/**
+ * gst_zc_memory_get_host_pointer:
+ * @mem: a #GstZcMemory
+ *
+ * The CPU address of the memory's first byte, without any fence wait: only
+ * for callers that order access themselves. Others map the memory.
+ *
+ * Returns: (transfer none): the host address
+ */
+gpointer
+gst_zc_memory_get_host_pointer (GstZcMemory * mem)
+{
+  g_return_val_if_fail (gst_is_zc_memory ((GstMemory *) mem), NULL);
+  return root_of (mem)->priv->host + mem->mem.offset;
+}
+
+/**
+ * gst_zc_memory_get_memory_type:
+ * @mem: a #GstZcMemory
+ *
+ * Returns: the type of @mem (never %GST_ZC_MEMORY_TYPE_AUTO)
+ */
+GstZcMemoryType
+gst_zc_memory_get_memory_type (GstZcMemory * mem)
+{
+  g_return_val_if_fail (gst_is_zc_memory ((GstMemory *) mem),
+      GST_ZC_MEMORY_TYPE_AUTO);
+  return root_of (mem)->priv->type;
+}
+
+/**
+ * gst_zc_memory_get_device_id:
+ * @mem: a #GstZcMemory
+ *
+ * Returns: the CUDA device @mem was allocated for, -1 for system memory
+ */
+gint
+gst_zc_memory_get_device_id (GstZcMemory * mem)
+{
+  g_return_val_if_fail (gst_is_zc_memory ((GstMemory *) mem), -1);
+  return root_of (mem)->priv->device_id;
+}
+
+/**
+ * gst_zc_memory_get_context:
+ * @mem: a #GstZcMemory
+ *
+ * Returns: (transfer none): the context of the allocator of @mem
+ */
+GstZcContext *
+gst_zc_memory_get_context (GstZcMemory * mem)
+{
+  g_return_val_if_fail (gst_is_zc_memory ((GstMemory *) mem), NULL);
+  return ((GstZcAllocator *) mem->mem.allocator)->context;
+}

@@ -1,0 +1,10 @@
+/* gst-zerocopy
+ * SPDX-License-Identifier: LGPL-2.1-or-later
+ */
+#pragma once
+
+#include <gst/zerocopy/zerocopy-prelude.h>
+#include <gst/zerocopy/gstzcmemorytype.h>
+#include <gst/zerocopy/gstzccontext.h>
+#include <gst/zerocopy/gstzcmemory.h>
+#include <gst/zerocopy/gstzcbufferpool.h>
