@@ -1,0 +1,106 @@
+#!/usr/bin/env bash
+# Prepares a machine to build gst-zerocopy and builds it into build/.
+#
+#   ./tools/setup.sh          run it directly, or
+#   source tools/setup.sh     from another script (tools/demo.sh, tools/test.sh)
+#                             so that the PATH holding nvcc carries over.
+#
+# On Debian 12 / Ubuntu 24.04 it installs, with apt, only the packages that
+# are missing. When a CUDA toolkit is found (/usr/local/cuda/bin/nvcc, or nvcc
+# already on PATH) the CUDA backend is built as well; otherwise the CPU
+# backend alone is built. Setting ZC_SKIP_APT=1 skips the package step.
+
+# Work in a function so that sourcing this file does not leave `set -e` and
+# friends behind in an interactive shell; the callers set them themselves.
+zc_setup_main() {
+  local root
+  root="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
+
+  zc_say() { printf '==> %s\n' "$*"; }
+  zc_die() {
+    printf 'setup.sh: error: %s\n' "$*" >&2
+    return 1
+  }
+
+  # -- 1. System packages ---------------------------------------------------
+  local pkgs=(g++ meson ninja-build pkg-config git
+    libgstreamer1.0-dev libgstreamer-plugins-base1.0-dev
+    gstreamer1.0-tools gstreamer1.0-plugins-base
+    gstreamer1.0-plugins-good gstreamer1.0-plugins-bad)
+
+  if [[ "${ZC_SKIP_APT:-0}" == 1 ]]; then
+    zc_say "Packages: skipped (ZC_SKIP_APT=1)"
+  elif command -v dpkg-query >/dev/null 2>&1 && command -v apt-get >/dev/null 2>&1; then
+    local missing=() p status
+    for p in "${pkgs[@]}"; do
+      status="$(dpkg-query -W -f='${Status}' "$p" 2>/dev/null || true)"
+      [[ "$status" == "install ok installed" ]] || missing+=("$p")
+    done
+    if ((${#missing[@]} == 0)); then
+      zc_say "Packages: all ${#pkgs[@]} required packages are installed"
+    else
+      zc_say "Packages: installing ${missing[*]}"
+      local sudo=()
+      if ((EUID != 0)); then
+        command -v sudo >/dev/null 2>&1 ||
+          zc_die "not root and no sudo; install as root: apt-get install ${missing[*]}" || return 1
+        sudo=(sudo)
+      fi
+      "${sudo[@]}" env DEBIAN_FRONTEND=noninteractive apt-get update -q </dev/null ||
+        zc_die "apt-get update failed (network or apt sources?)" || return 1
+      "${sudo[@]}" env DEBIAN_FRONTEND=noninteractive apt-get install -y -q \
+        --no-install-recommends "${missing[@]}" </dev/null ||
+        zc_die "apt-get install ${missing[*]} failed" || return 1
+    fi
+  else
+    zc_say "Packages: not a Debian/Ubuntu system; install by hand: ${pkgs[*]}"
+  fi
+
+  local tool
+  for tool in g++ meson ninja pkg-config; do
+    command -v "$tool" >/dev/null 2>&1 || zc_die "'$tool' not found on PATH" || return 1
+  done
+  pkg-config --exists 'gstreamer-1.0 >= 1.20' gstreamer-video-1.0 gstreamer-app-1.0 ||
+    zc_die "GStreamer >= 1.20 development files not found (libgstreamer1.0-dev, libgstreamer-plugins-base1.0-dev)" ||
+    return 1
+  zc_say "GStreamer: $(pkg-config --modversion gstreamer-1.0), meson: $(meson --version)"
+
+  # -- 2. CUDA toolkit (optional) -------------------------------------------
+  local nvcc_path="" cuda_version
+  if command -v nvcc >/dev/null 2>&1; then
+    nvcc_path="$(command -v nvcc)"
+  elif [[ -x /usr/local/cuda/bin/nvcc ]]; then
+    nvcc_path=/usr/local/cuda/bin/nvcc
+    export PATH="/usr/local/cuda/bin:$PATH"
+  fi
+  if [[ -n "$nvcc_path" ]]; then
+    cuda_version="$("$nvcc_path" --version | sed -n 's/.*release \([0-9][0-9.]*\).*/\1/p')"
+    zc_say "CUDA toolkit: ${cuda_version:-unknown version} ($nvcc_path)"
+  else
+    zc_say "CUDA toolkit: not found; the CPU backend alone will be built"
+  fi
+
+  # -- 3. Configure and build -----------------------------------------------
+  cd "$root" || return 1
+  if [[ -f build/meson-private/coredata.dat ]]; then
+    zc_say "Configure: build/ already configured"
+  else
+    zc_say "Configure: meson setup build"
+    meson setup build ||
+      zc_die "meson setup failed; see build/meson-logs/meson-log.txt" || return 1
+  fi
+  zc_say "Build: meson compile -C build"
+  meson compile -C build ||
+    zc_die "build failed; the compiler output above names the file" || return 1
+  zc_say "Build: done (plugin in build/gst, examples in build/examples)"
+}
+
+if [[ "${BASH_SOURCE[0]}" == "$0" ]]; then
+  # Run as a program.
+  set -euo pipefail
+  zc_setup_main
+else
+  # Sourced: PATH changes (nvcc) stay with the caller; failure returns 1,
+  # which ends a caller running under `set -e`.
+  zc_setup_main || return 1
+fi
