@@ -315,6 +315,17 @@ use_gpu (GstZcBaseTransform * base, GstBuffer * inbuf, GstBuffer * outbuf)
 }
 
 #if GST_ZC_HAVE_CUDA
+/* The library logs the failed call; the runtime also keeps it as this
+ * thread's last error, which names it for the user. */
+static GstFlowReturn
+post_cuda_error (GstZcFilter * self, const gchar * what)
+{
+  cudaError_t err = cudaGetLastError ();
+  GST_ELEMENT_ERROR (self, RESOURCE, FAILED, ("%s: %s", what,
+          cudaGetErrorName (err)), ("%s", cudaGetErrorString (err)));
+  return GST_FLOW_ERROR;
+}
+
 static GstFlowReturn
 transform_gpu (GstZcFilter * self, GstBuffer * inbuf, GstBuffer * outbuf)
 {
@@ -352,10 +363,8 @@ transform_gpu (GstZcFilter * self, GstBuffer * inbuf, GstBuffer * outbuf)
 
   if (!gst_zc_memory_prepare_gpu (in_mem, stream) ||
       (!in_place && !gst_zc_memory_prepare_gpu (out_mem, stream))) {
-    GST_ELEMENT_ERROR (self, RESOURCE, FAILED,
-        ("Could not order GPU work after the frame's fence"),
-        ("see GST_DEBUG=zcmemory:2 for the CUDA error"));
-    return GST_FLOW_ERROR;
+    return post_cuda_error (self, "Could not order GPU work after the "
+        "frame's fence");
   }
   cudaError_t err = zc::apply_lut_cuda_planes (jobs, lut_copy, n,
       (cudaStream_t) stream);
@@ -369,10 +378,7 @@ transform_gpu (GstZcFilter * self, GstBuffer * inbuf, GstBuffer * outbuf)
    * refill it before the kernel is done */
   if (!gst_zc_memory_set_gpu_fence (out_mem, stream) ||
       (!in_place && !gst_zc_memory_set_gpu_fence (in_mem, stream))) {
-    GST_ELEMENT_ERROR (self, RESOURCE, FAILED,
-        ("Could not record the GPU fence"),
-        ("see GST_DEBUG=zcmemory:2 for the CUDA error"));
-    return GST_FLOW_ERROR;
+    return post_cuda_error (self, "Could not record the GPU fence");
   }
   return GST_FLOW_OK;
 }
