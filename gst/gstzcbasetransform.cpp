@@ -337,6 +337,19 @@ gst_zc_base_transform_set_caps (GstBaseTransform * trans, GstCaps * incaps,
   return TRUE;
 }
 
+/* The output of every element is one frame of the other pad's caps, whatever
+ * the padding of the input buffer (which get_unit_size cannot know). */
+static gboolean
+gst_zc_base_transform_transform_size (GstBaseTransform *, GstPadDirection,
+    GstCaps *, gsize, GstCaps * othercaps, gsize * othersize)
+{
+  GstVideoInfo info;
+  if (!gst_video_info_from_caps (&info, othercaps))
+    return FALSE;
+  *othersize = GST_VIDEO_INFO_SIZE (&info);
+  return TRUE;
+}
+
 static gboolean
 gst_zc_base_transform_get_unit_size (GstBaseTransform *, GstCaps * caps,
     gsize * size)
@@ -406,6 +419,8 @@ gst_zc_base_transform_class_init (GstZcBaseTransformClass * klass)
   trans_class->stop = GST_DEBUG_FUNCPTR (gst_zc_base_transform_stop);
   trans_class->set_caps = GST_DEBUG_FUNCPTR (gst_zc_base_transform_set_caps);
   trans_class->query = GST_DEBUG_FUNCPTR (gst_zc_base_transform_query);
+  trans_class->transform_size =
+      GST_DEBUG_FUNCPTR (gst_zc_base_transform_transform_size);
   trans_class->get_unit_size =
       GST_DEBUG_FUNCPTR (gst_zc_base_transform_get_unit_size);
 

@@ -59,6 +59,9 @@ gst_zc_buffer_pool_set_config (GstBufferPool * pool, GstStructure * config)
     for (guint i = 0; i < GST_VIDEO_MAX_PLANES; i++)
       align.stride_align[i] |= GST_ZC_ROW_PITCH_ALIGN - 1;
     gst_buffer_pool_config_set_video_alignment (config, &align);
+    /* the data start must be at least as aligned as the rows */
+    params.align |= GST_ZC_ROW_PITCH_ALIGN - 1;
+    gst_buffer_pool_config_set_allocator (config, self->allocator, &params);
   }
 
   if (!GST_BUFFER_POOL_CLASS (gst_zc_buffer_pool_parent_class)->set_config

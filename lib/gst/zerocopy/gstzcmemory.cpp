@@ -72,7 +72,11 @@ struct _GstZcAllocator
 #endif
 };
 
-G_DEFINE_TYPE (GstZcAllocator, gst_zc_allocator, GST_TYPE_ALLOCATOR);
+/* The category comes with the type, so that gst_zc_allocator_new() may log
+ * before the first instance (and so the class) exists. */
+G_DEFINE_TYPE_WITH_CODE (GstZcAllocator, gst_zc_allocator, GST_TYPE_ALLOCATOR,
+    GST_DEBUG_CATEGORY_INIT (gst_zc_memory_debug, "zcmemory", 0,
+        "zero-copy CUDA memory"));
 
 GType
 gst_zc_memory_type_get_type (void)
@@ -577,9 +581,6 @@ gst_zc_allocator_class_init (GstZcAllocatorClass * klass)
   gobject_class->finalize = gst_zc_allocator_finalize;
   alloc_class->alloc = gst_zc_allocator_alloc;
   alloc_class->free = gst_zc_allocator_free;
-
-  GST_DEBUG_CATEGORY_INIT (gst_zc_memory_debug, "zcmemory", 0,
-      "zero-copy CUDA memory");
 }
 
 static void
@@ -612,6 +613,7 @@ gst_zc_allocator_new (GstZcContext * context, GstZcMemoryType memory_type)
 {
   g_return_val_if_fail (context == NULL || GST_IS_ZC_CONTEXT (context), NULL);
 
+  g_type_ensure (GST_TYPE_ZC_ALLOCATOR);
   if (context) {
     memory_type = gst_zc_context_resolve_memory_type (context, memory_type);
     if (memory_type != GST_ZC_MEMORY_TYPE_SYSTEM &&

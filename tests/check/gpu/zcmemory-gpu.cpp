@@ -1,0 +1,257 @@
+/* gst-zerocopy: what only a GPU can show about GstZcMemory
+ * SPDX-License-Identifier: LGPL-2.1-or-later
+ *
+ * Fences between GPU work and CPU maps, and between streams, for mapped and
+ * managed memory. Exits 77 (skipped, for meson) without a usable GPU.
+ */
+#include "../zccheck.h"
+
+#if GST_ZC_HAVE_CUDA
+#include <cuda_runtime_api.h>
+
+/* Large enough that a few passes over it take milliseconds across the bus */
+#define FENCE_BYTES (64u << 20)
+#define FENCE_PASSES 9
+
+static void
+lut_set (zc::LutSet * set, gboolean invert, guint8 add)
+{
+  for (int k = 0; k < 4; k++)
+    for (int v = 0; v < 256; v++)
+      set->lut[k][v] = (guint8) ((invert ? 255 - v : v) + add);
+}
+
+/* Enqueues @passes in-place passes of @luts over the whole of @mem */
+static void
+enqueue_passes (GstZcMemory * mem, gsize bytes, const zc::LutSet & luts,
+    int passes, cudaStream_t stream)
+{
+  zc::PlaneJob job = { };
+  job.src = (const uint8_t *) gst_zc_memory_get_device_pointer (mem);
+  job.dst = (uint8_t *) gst_zc_memory_get_device_pointer (mem);
+  job.row_bytes = 1u << 20;
+  job.rows = (uint32_t) (bytes >> 20);
+  job.src_stride = job.dst_stride = job.row_bytes;
+  for (int i = 0; i < passes; i++)
+    fail_unless_equals_int (zc::apply_lut_cuda (job, luts, stream),
+        cudaSuccess);
+}
+
+static void
+check_map_waits_fence (GstZcMemoryType type)
+{
+  GstZcContext *ctx = gst_zc_context_new (-1, NULL);
+  fail_unless (ctx && gst_zc_context_has_gpu (ctx));
+  fail_unless_equals_int (cudaSetDevice (gst_zc_context_get_device_id (ctx)),
+      cudaSuccess);
+  GstAllocator *alloc = gst_zc_allocator_new (ctx, type);
+  fail_unless (alloc != NULL, "no %s allocator",
+      gst_zc_memory_type_to_string (type));
+  GstMemory *mem = gst_allocator_alloc (alloc, FENCE_BYTES, NULL);
+  fail_unless (mem != NULL);
+  auto *zmem = (GstZcMemory *) mem;
+  fail_unless_equals_int (gst_zc_memory_get_memory_type (zmem), type);
+
+  GstMapInfo map;
+  fail_unless (gst_memory_map (mem, &map, GST_MAP_WRITE));
+  for (gsize i = 0; i < map.size; i++)
+    map.data[i] = (guint8) (i * 13 + (i >> 12));
+  gst_memory_unmap (mem, &map);
+
+  cudaStream_t stream = (cudaStream_t) gst_zc_context_new_stream (ctx);
+  fail_unless (stream != NULL);
+  zc::LutSet inv;
+  lut_set (&inv, TRUE, 0);
+  fail_unless (gst_zc_memory_prepare_gpu (zmem, stream));
+  enqueue_passes (zmem, FENCE_BYTES, inv, FENCE_PASSES, stream);
+  fail_unless (gst_zc_memory_set_gpu_fence (zmem, stream));
+
+  /* The work must still be running, or this test shows nothing */
+  fail_unless_equals_int (cudaStreamQuery (stream), cudaErrorNotReady);
+
+  /* A CPU map right away: it must see the result of every pass */
+  fail_unless (gst_memory_map (mem, &map, GST_MAP_READ));
+  fail_unless_equals_int (cudaStreamQuery (stream), cudaSuccess);
+  gsize bad = G_MAXSIZE;
+  for (gsize i = 0; i < map.size && bad == G_MAXSIZE; i++) {
+    if (map.data[i] != (guint8) (255 - (guint8) (i * 13 + (i >> 12))))
+      bad = i;
+  }
+  gst_memory_unmap (mem, &map);
+  fail_unless (bad == G_MAXSIZE, "%s: byte %" G_GSIZE_FORMAT " read before "
+      "the GPU finished", gst_zc_memory_type_to_string (type), bad);
+
+  gst_zc_context_free_stream (ctx, stream);
+  gst_memory_unref (mem);
+  gst_object_unref (alloc);
+  gst_object_unref (ctx);
+}
+
+GST_START_TEST (test_memory_cpu_map_waits_gpu_fence)
+{
+  check_map_waits_fence (GST_ZC_MEMORY_TYPE_MAPPED);
+}
+
+GST_END_TEST;
+
+GST_START_TEST (test_managed_memory_cpu_map_waits_gpu_fence)
+{
+  check_map_waits_fence (GST_ZC_MEMORY_TYPE_MANAGED);
+}
+
+GST_END_TEST;
+
+/* A second stream that calls prepare_gpu() runs after the first's fence */
+static void
+check_streams_ordered_by_fence (GstZcMemoryType type)
+{
+  GstZcContext *ctx = gst_zc_context_new (-1, NULL);
+  fail_unless_equals_int (cudaSetDevice (gst_zc_context_get_device_id (ctx)),
+      cudaSuccess);
+  GstAllocator *alloc = gst_zc_allocator_new (ctx, type);
+  GstMemory *mem = gst_allocator_alloc (alloc, FENCE_BYTES, NULL);
+  auto *zmem = (GstZcMemory *) mem;
+  GstMapInfo map;
+  fail_unless (gst_memory_map (mem, &map, GST_MAP_WRITE));
+  memset (map.data, 10, map.size);
+  gst_memory_unmap (mem, &map);
+
+  cudaStream_t a = (cudaStream_t) gst_zc_context_new_stream (ctx);
+  cudaStream_t b = (cudaStream_t) gst_zc_context_new_stream (ctx);
+  zc::LutSet inv, plus1;
+  lut_set (&inv, TRUE, 0);
+  lut_set (&plus1, FALSE, 1);
+
+  fail_unless (gst_zc_memory_prepare_gpu (zmem, a));
+  enqueue_passes (zmem, FENCE_BYTES, inv, FENCE_PASSES, a);  /* 10 -> 245 */
+  fail_unless (gst_zc_memory_set_gpu_fence (zmem, a));
+  fail_unless (gst_zc_memory_prepare_gpu (zmem, b));
+  enqueue_passes (zmem, FENCE_BYTES, plus1, 1, b);   /* 245 -> 246 */
+  fail_unless (gst_zc_memory_set_gpu_fence (zmem, b));
+
+  fail_unless (gst_memory_map (mem, &map, GST_MAP_READ));
+  gsize bad = G_MAXSIZE;
+  for (gsize i = 0; i < map.size && bad == G_MAXSIZE; i++)
+    if (map.data[i] != 246)
+      bad = i;
+  guint8 got = bad == G_MAXSIZE ? 0 : map.data[bad];
+  gst_memory_unmap (mem, &map);
+  fail_unless (bad == G_MAXSIZE, "%s: byte %" G_GSIZE_FORMAT " is %u, not 246: "
+      "stream b did not wait for stream a", gst_zc_memory_type_to_string (type),
+      bad, got);
+
+  gst_zc_context_free_stream (ctx, a);
+  gst_zc_context_free_stream (ctx, b);
+  gst_memory_unref (mem);
+  gst_object_unref (alloc);
+  gst_object_unref (ctx);
+}
+
+GST_START_TEST (test_memory_streams_ordered_by_fence)
+{
+  check_streams_ordered_by_fence (GST_ZC_MEMORY_TYPE_MAPPED);
+  check_streams_ordered_by_fence (GST_ZC_MEMORY_TYPE_MANAGED);
+}
+
+GST_END_TEST;
+
+GST_START_TEST (test_memory_freed_with_gpu_work_pending)
+{
+  /* Dropping the last reference while kernels still use the memory must
+   * wait for them, not free under their feet (no crash, no CUDA error). */
+  GstZcContext *ctx = gst_zc_context_new (-1, NULL);
+  fail_unless_equals_int (cudaSetDevice (gst_zc_context_get_device_id (ctx)),
+      cudaSuccess);
+  GstZcMemoryType types[] = { GST_ZC_MEMORY_TYPE_MAPPED,
+    GST_ZC_MEMORY_TYPE_MANAGED
+  };
+  for (GstZcMemoryType t:types) {
+    GstAllocator *alloc = gst_zc_allocator_new (ctx, t);
+    GstMemory *mem = gst_allocator_alloc (alloc, FENCE_BYTES, NULL);
+    cudaStream_t s = (cudaStream_t) gst_zc_context_new_stream (ctx);
+    zc::LutSet inv;
+    lut_set (&inv, TRUE, 0);
+    fail_unless (gst_zc_memory_prepare_gpu ((GstZcMemory *) mem, s));
+    enqueue_passes ((GstZcMemory *) mem, FENCE_BYTES, inv, FENCE_PASSES, s);
+    fail_unless (gst_zc_memory_set_gpu_fence ((GstZcMemory *) mem, s));
+    gst_memory_unref (mem);
+    gst_object_unref (alloc);
+    fail_unless (gst_zc_context_sync_stream (ctx, s));
+    fail_unless_equals_int (cudaGetLastError (), cudaSuccess);
+    gst_zc_context_free_stream (ctx, s);
+  }
+  gst_object_unref (ctx);
+}
+
+GST_END_TEST;
+
+GST_START_TEST (test_gpu_memory_types_and_device_pointers)
+{
+  GstZcContext *ctx = gst_zc_context_new (-1, NULL);
+  gint dev = gst_zc_context_get_device_id (ctx);
+  GstZcMemoryType types[] = { GST_ZC_MEMORY_TYPE_MAPPED,
+    GST_ZC_MEMORY_TYPE_MANAGED, GST_ZC_MEMORY_TYPE_SYSTEM
+  };
+  for (GstZcMemoryType t:types) {
+    GstAllocator *alloc = gst_zc_allocator_new (ctx, t);
+    fail_unless (alloc != NULL);
+    GstMemory *mem = gst_allocator_alloc (alloc, 1 << 16, NULL);
+    auto *z = (GstZcMemory *) mem;
+    fail_unless_equals_int (gst_zc_memory_get_memory_type (z), t);
+    cudaPointerAttributes attr;
+    fail_unless_equals_int (cudaPointerGetAttributes (&attr,
+            gst_zc_memory_get_device_pointer (z)), cudaSuccess);
+    GstBuffer *buf = gst_buffer_new ();
+    gst_buffer_append_memory (buf, mem);
+    if (t == GST_ZC_MEMORY_TYPE_MAPPED) {
+      fail_unless_equals_int (attr.type, cudaMemoryTypeHost);
+      fail_unless (gst_zc_buffer_is_zc (buf, ctx));
+    } else if (t == GST_ZC_MEMORY_TYPE_MANAGED) {
+      fail_unless_equals_int (attr.type, cudaMemoryTypeManaged);
+      fail_unless_equals_int (gst_zc_memory_get_device_id (z), dev);
+      fail_unless (gst_zc_buffer_is_zc (buf, ctx));
+    } else {
+      /* Pageable memory: the GPU elements must copy it */
+      fail_unless_equals_int (attr.type, cudaMemoryTypeUnregistered);
+      fail_if (gst_zc_buffer_is_zc (buf, ctx));
+    }
+    gst_buffer_unref (buf);
+    gst_object_unref (alloc);
+  }
+  cudaGetLastError ();
+  gst_object_unref (ctx);
+}
+
+GST_END_TEST;
+#endif /* GST_ZC_HAVE_CUDA */
+
+static Suite *
+zcmemory_gpu_suite (void)
+{
+  Suite *s = suite_create ("zcmemory-gpu");
+  TCase *tc = tcase_create ("gpu");
+
+  suite_add_tcase (s, tc);
+  tcase_set_timeout (tc, 120);
+#if GST_ZC_HAVE_CUDA
+  tcase_add_test (tc, test_memory_cpu_map_waits_gpu_fence);
+  tcase_add_test (tc, test_managed_memory_cpu_map_waits_gpu_fence);
+  tcase_add_test (tc, test_memory_streams_ordered_by_fence);
+  tcase_add_test (tc, test_memory_freed_with_gpu_work_pending);
+  tcase_add_test (tc, test_gpu_memory_types_and_device_pointers);
+#endif
+  return s;
+}
+
+/* GST_CHECK_MAIN cannot report "skipped": exit 77 without a GPU */
+int
+main (int argc, char **argv)
+{
+  gst_check_init (&argc, &argv);
+  if (!zc_test_have_gpu ()) {
+    g_print ("zcmemory-gpu: no usable CUDA GPU here; skipped\n");
+    return 77;
+  }
+  return gst_check_run_suite (zcmemory_gpu_suite (), "zcmemory-gpu",
+      __FILE__);
+}
