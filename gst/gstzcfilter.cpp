@@ -43,6 +43,7 @@
 #include "gstzcfilter.h"
 
 #include <zcpointops.h>
+#include <gst/zerocopy/gstzccuda-private.h>
 
 #include <mutex>
 
@@ -297,21 +298,41 @@ plane_rows (const GstVideoInfo * info, guint i)
       GST_VIDEO_INFO_HEIGHT (info));
 }
 
-static gboolean
-use_gpu (GstZcBaseTransform * base, GstBuffer * inbuf, GstBuffer * outbuf)
+enum class Backend
+{ GPU, CPU, WRONG_DEVICE };
+
+/* The GPU runs the pass when this element has a stream and both frames are
+ * single GPU memories of its device; system memory goes to the CPU. GPU
+ * memory of another device is an error: its fence cannot be recorded on
+ * this element's stream. */
+static Backend
+choose_backend (GstZcBaseTransform * base, GstBuffer * inbuf,
+    GstBuffer * outbuf, gint * wrong_device)
 {
-  if (!gst_zc_base_transform_uses_gpu (base))
-    return FALSE;
+  gint dev = gst_zc_context_get_device_id
+      (gst_zc_base_transform_get_context (base));
+  bool all_gpu = true;
+
   for (GstBuffer * b : { inbuf, outbuf }) {
-    if (gst_buffer_n_memory (b) != 1)
-      return FALSE;
+    if (gst_buffer_n_memory (b) != 1) {
+      all_gpu = false;
+      continue;
+    }
     GstMemory *m = gst_buffer_peek_memory (b, 0);
     if (!gst_is_zc_memory (m) ||
         gst_zc_memory_get_memory_type ((GstZcMemory *) m) ==
-        GST_ZC_MEMORY_TYPE_SYSTEM)
-      return FALSE;
+        GST_ZC_MEMORY_TYPE_SYSTEM) {
+      all_gpu = false;
+      continue;
+    }
+    gint mdev = gst_zc_memory_get_device_id ((GstZcMemory *) m);
+    if (mdev != dev && gst_zc_base_transform_uses_gpu (base)) {
+      *wrong_device = mdev;
+      return Backend::WRONG_DEVICE;
+    }
   }
-  return TRUE;
+  return all_gpu && gst_zc_base_transform_uses_gpu (base) ? Backend::GPU :
+      Backend::CPU;
 }
 
 #if GST_ZC_HAVE_CUDA
@@ -361,6 +382,9 @@ transform_gpu (GstZcFilter * self, GstBuffer * inbuf, GstBuffer * outbuf)
   for (unsigned i = 0; i < n; i++)
     lut_copy[i] = *luts[i];
 
+  gst_zc::DeviceScope scope (gst_zc_memory_get_device_id (out_mem));
+  if (!scope.ok ())
+    return post_cuda_error (self, "Could not make the CUDA device current");
   if (!gst_zc_memory_prepare_gpu (in_mem, stream) ||
       (!in_place && !gst_zc_memory_prepare_gpu (out_mem, stream))) {
     return post_cuda_error (self, "Could not order GPU work after the "
@@ -452,12 +476,26 @@ gst_zc_filter_transform (GstBaseTransform * trans, GstBuffer * inbuf,
       build_tables (self, p);
   }
 
+  gint wrong_device = -1;
+  switch (choose_backend (base, inbuf, outbuf, &wrong_device)) {
+    case Backend::WRONG_DEVICE:
+      GST_ELEMENT_ERROR (self, STREAM, FAILED,
+          ("zcfilter runs on CUDA device %d but received frames of CUDA "
+              "device %d", gst_zc_context_get_device_id
+              (gst_zc_base_transform_get_context (base)), wrong_device),
+          ("Give the elements of one chain the same device-id, or put "
+              "zcdownload ! zcupload between devices (that copies)."));
+      return GST_FLOW_ERROR;
+    case Backend::GPU:
 #if GST_ZC_HAVE_CUDA
-  if (use_gpu (base, inbuf, outbuf))
-    ret = transform_gpu (self, inbuf, outbuf);
-  else
+      ret = transform_gpu (self, inbuf, outbuf);
+      break;
 #endif
-    ret = transform_cpu (self, inbuf, outbuf);
+    case Backend::CPU:
+    default:
+      ret = transform_cpu (self, inbuf, outbuf);
+      break;
+  }
 
   if (ret == GST_FLOW_OK)
     gst_zc_base_transform_count_buffer (base, 0);

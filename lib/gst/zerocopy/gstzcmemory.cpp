@@ -706,7 +706,8 @@ gst_is_zc_memory (GstMemory * mem)
  * @context: the context of the element asking
  *
  * Returns: whether every memory of @buffer is a #GstZcMemory that @context's
- *   device (or, for the CPU backend, the CPU) can work on directly
+ *   device (or, for the CPU backend, the CPU) can work on directly: GPU
+ *   memory of that very device, or system memory for the CPU backend
  */
 gboolean
 gst_zc_buffer_is_zc (GstBuffer * buffer, GstZcContext * context)
@@ -723,10 +724,10 @@ gst_zc_buffer_is_zc (GstBuffer * buffer, GstZcContext * context)
       return FALSE;
     GstZcMemoryPrivate *priv = root_of ((GstZcMemory *) m)->priv;
     if (gpu) {
-      /* portable pinned memory is addressable from every device */
-      if (priv->type == GST_ZC_MEMORY_TYPE_SYSTEM)
-        return FALSE;
-      if (priv->type == GST_ZC_MEMORY_TYPE_MANAGED && priv->device_id != dev)
+      /* Portable pinned memory is addressable from every device, but its
+       * fence is an event of the device it was allocated for, and events
+       * are recorded on streams of their own device only. */
+      if (priv->type == GST_ZC_MEMORY_TYPE_SYSTEM || priv->device_id != dev)
         return FALSE;
     } else if (priv->type != GST_ZC_MEMORY_TYPE_SYSTEM) {
       return FALSE;
