@@ -84,8 +84,9 @@ struct PlaneJob
 /* Applies `luts` to one plane on the CPU and returns when done.
  * n_threads: 0 = std::thread::hardware_concurrency(), 1 = only the calling
  * thread; the count is lowered for small planes (fewer rows than threads,
- * or too few bytes for a thread to pay off). A thread that cannot be
- * started has its share done by the calling thread. A job that breaks the
+ * or too few bytes for a thread to pay off). The work is split into that
+ * many shares, run by a process-wide pool of threads started on first use
+ * (never per call) together with the calling thread. A job that breaks the
  * PlaneJob rules (null pointer, stride < row_bytes) is left untouched. */
 void apply_lut_cpu(const PlaneJob &job, const LutSet &luts, unsigned n_threads);
 
