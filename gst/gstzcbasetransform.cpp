@@ -31,7 +31,9 @@ enum
 #define DEFAULT_MEMORY_TYPE GST_ZC_MEMORY_TYPE_AUTO
 #define DEFAULT_CPU_FALLBACK TRUE
 
-struct _GstZcBaseTransformPrivate
+/* C++ state; GObject's private area holds only a pointer to it, because
+ * GObject neither constructs nor destroys what it places there. */
+struct ZcBaseTransformState
 {
   std::mutex lock;              /* properties and stats */
   gint device_id = DEFAULT_DEVICE_ID;
@@ -52,19 +54,22 @@ struct _GstZcBaseTransformPrivate
   GstVideoInfo out_info;
 };
 
+struct _GstZcBaseTransformPrivate
+{
+  ZcBaseTransformState *state;
+};
+
 G_DEFINE_ABSTRACT_TYPE_WITH_CODE (GstZcBaseTransform, gst_zc_base_transform,
     GST_TYPE_BASE_TRANSFORM,
     G_ADD_PRIVATE (GstZcBaseTransform);
     GST_DEBUG_CATEGORY_INIT (gst_zc_base_transform_debug, "zcbasetransform",
         0, "zero-copy base transform"));
 
-static inline GstZcBaseTransformPrivate *
+static inline ZcBaseTransformState *
 get_priv (GstZcBaseTransform * self)
 {
-  /* G_ADD_PRIVATE gives raw storage: the C++ struct lives behind a pointer
-   * placed there by init (see gst_zc_base_transform_init). */
-  return *(GstZcBaseTransformPrivate **)
-      gst_zc_base_transform_get_instance_private (self);
+  return static_cast < GstZcBaseTransformPrivate * >
+      (gst_zc_base_transform_get_instance_private (self))->state;
 }
 
 static GstStructure *
@@ -432,9 +437,9 @@ gst_zc_base_transform_class_init (GstZcBaseTransformClass * klass)
 static void
 gst_zc_base_transform_init (GstZcBaseTransform * self)
 {
-  *(GstZcBaseTransformPrivate **)
-      gst_zc_base_transform_get_instance_private (self) =
-      new GstZcBaseTransformPrivate;
+  static_cast < GstZcBaseTransformPrivate * >
+      (gst_zc_base_transform_get_instance_private (self))->state =
+      new ZcBaseTransformState;
   gst_video_info_init (&get_priv (self)->in_info);
   gst_video_info_init (&get_priv (self)->out_info);
 }
