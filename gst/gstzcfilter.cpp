@@ -263,21 +263,6 @@ gst_zc_filter_prepare_output_buffer (GstBaseTransform * trans,
       prepare_output_buffer (trans, inbuf, outbuf);
 }
 
-/* Plane @i of @buf as the kernels see it: from the video meta if any */
-static void
-plane_layout (GstBuffer * buf, const GstVideoInfo * info, guint i,
-    gsize * offset, gsize * stride)
-{
-  GstVideoMeta *meta = gst_buffer_get_video_meta (buf);
-  if (meta) {
-    *offset = meta->offset[i];
-    *stride = (gsize) meta->stride[i];
-  } else {
-    *offset = GST_VIDEO_INFO_PLANE_OFFSET (info, i);
-    *stride = (gsize) GST_VIDEO_INFO_PLANE_STRIDE (info, i);
-  }
-}
-
 static guint32
 plane_row_bytes (const GstVideoInfo * info, guint i)
 {
@@ -336,6 +321,21 @@ choose_backend (GstZcBaseTransform * base, GstBuffer * inbuf,
 }
 
 #if GST_ZC_HAVE_CUDA
+/* Plane @i of @buf as the kernels see it: from the video meta if any */
+static void
+plane_layout (GstBuffer * buf, const GstVideoInfo * info, guint i,
+    gsize * offset, gsize * stride)
+{
+  GstVideoMeta *meta = gst_buffer_get_video_meta (buf);
+  if (meta) {
+    *offset = meta->offset[i];
+    *stride = (gsize) meta->stride[i];
+  } else {
+    *offset = GST_VIDEO_INFO_PLANE_OFFSET (info, i);
+    *stride = (gsize) GST_VIDEO_INFO_PLANE_STRIDE (info, i);
+  }
+}
+
 /* The library logs the failed call; the runtime also keeps it as this
  * thread's last error, which names it for the user. */
 static GstFlowReturn
