@@ -1,0 +1,211 @@
+/* gst-zerocopy: the raw limits (see zc-limits.h).
+ * SPDX-License-Identifier: LGPL-2.1-or-later
+ */
+#include "zc-limits.h"
+
+#include <zcpointops.h>
+
+#include <algorithm>
+#include <functional>
+#include <vector>
+
+namespace zc_bench {
+
+double
+gigabytes_per_second (double bytes, double ms)
+{
+  return ms > 0.0 ? bytes / (ms * 1e-3) / 1e9 : 0.0;
+}
+
+#if defined(GST_ZC_HAVE_CUDA) && GST_ZC_HAVE_CUDA
+
+/* Logs nothing and never exits: the caller prints *error. */
+#define LIMITS_CHECK(call)                                                     \
+  do {                                                                         \
+    cudaError_t e_ = (call);                                                   \
+    if (e_ != cudaSuccess) {                                                   \
+      *error = std::string (#call) + ": " + cudaGetErrorName (e_) + ": "       \
+               + cudaGetErrorString (e_);                                      \
+      return false;                                                            \
+    }                                                                          \
+  } while (0)
+
+bool
+gpu_available (std::string *device_name, std::string *why)
+{
+  int count = 0;
+  cudaError_t e = cudaGetDeviceCount (&count);
+  if (e != cudaSuccess || count == 0) {
+    *why = e != cudaSuccess ? cudaGetErrorString (e) : "no CUDA device";
+    return false;
+  }
+  cudaDeviceProp prop;
+  /* cudaFree (0) creates the primary context; it stays until exit. */
+  if ((e = cudaGetDeviceProperties (&prop, 0)) != cudaSuccess
+      || (e = cudaFree (nullptr)) != cudaSuccess) {
+    *why = cudaGetErrorString (e);
+    return false;
+  }
+  *device_name = prop.name;
+  return true;
+}
+
+namespace {
+
+/* Everything one measurement allocates, released on every return path. */
+struct Buffers
+{
+  cudaStream_t stream = nullptr;
+  cudaEvent_t start = nullptr, stop = nullptr;
+  uint8_t *pinned = nullptr, *pinned_dev = nullptr;
+  uint8_t *managed = nullptr, *device = nullptr;
+
+  ~Buffers ()
+  {
+    if (stream)
+      cudaStreamSynchronize (stream);
+    cudaFreeHost (pinned);
+    cudaFree (managed);
+    cudaFree (device);
+    if (start)
+      cudaEventDestroy (start);
+    if (stop)
+      cudaEventDestroy (stop);
+    if (stream)
+      cudaStreamDestroy (stream);
+  }
+};
+
+bool
+time_runs (Buffers &b, int runs, const std::function<cudaError_t ()> &work,
+           Timing *out, std::string *error)
+{
+  LIMITS_CHECK (work ()); /* warm up */
+  LIMITS_CHECK (cudaStreamSynchronize (b.stream));
+  std::vector<double> ms;
+  for (int i = 0; i < runs; i++) {
+    LIMITS_CHECK (cudaEventRecord (b.start, b.stream));
+    LIMITS_CHECK (work ());
+    LIMITS_CHECK (cudaEventRecord (b.stop, b.stream));
+    LIMITS_CHECK (cudaEventSynchronize (b.stop));
+    float t = 0.0f;
+    LIMITS_CHECK (cudaEventElapsedTime (&t, b.start, b.stop));
+    ms.push_back (t);
+  }
+  std::sort (ms.begin (), ms.end ());
+  out->median_ms = ms[ms.size () / 2];
+  out->min_ms = ms.front ();
+  out->max_ms = ms.back ();
+  return true;
+}
+
+} // namespace
+
+bool
+measure_limits (size_t row_bytes, size_t rows, bool rgba, int runs, Limits *out,
+                std::string *error)
+{
+  const size_t bytes = row_bytes * rows;
+  runs = std::max (runs, 1);
+  *out = Limits ();
+  out->bytes = bytes;
+
+  Buffers b;
+  LIMITS_CHECK (cudaSetDevice (0));
+  LIMITS_CHECK (cudaStreamCreateWithFlags (&b.stream, cudaStreamNonBlocking));
+  LIMITS_CHECK (cudaEventCreate (&b.start));
+  LIMITS_CHECK (cudaEventCreate (&b.stop));
+  LIMITS_CHECK (cudaHostAlloc ((void **)&b.pinned, bytes,
+                               cudaHostAllocMapped | cudaHostAllocPortable));
+  LIMITS_CHECK (cudaHostGetDevicePointer ((void **)&b.pinned_dev, b.pinned, 0));
+  LIMITS_CHECK (cudaMallocManaged ((void **)&b.managed, bytes));
+  LIMITS_CHECK (cudaMalloc ((void **)&b.device, bytes));
+  std::fill (b.pinned, b.pinned + bytes, 7);
+  std::fill (b.managed, b.managed + bytes, 7);
+
+  zc::LutSet luts;
+  for (auto &lut : luts.lut)
+    zc::build_invert_lut (lut);
+  if (rgba)
+    zc::build_identity_lut (luts.lut[3]);
+  auto lut_on = [&] (uint8_t *p) {
+    zc::PlaneJob job{
+      p, p, row_bytes, row_bytes, (uint32_t)row_bytes, (uint32_t)rows
+    };
+    return zc::apply_lut_cuda (job, luts, b.stream);
+  };
+  auto copy = [&] (uint8_t *dst, const uint8_t *src, cudaMemcpyKind kind) {
+    return cudaMemcpyAsync (dst, src, bytes, kind, b.stream);
+  };
+
+  if (!time_runs (
+          b, runs, [&] { return lut_on (b.pinned_dev); }, &out->mapped_in_place,
+          error))
+    return false;
+#if CUDART_VERSION >= 13000
+  cudaMemLocation loc = {};
+  loc.type = cudaMemLocationTypeDevice;
+  loc.id = 0;
+  LIMITS_CHECK (cudaMemPrefetchAsync (b.managed, bytes, loc, 0, b.stream));
+#else
+  LIMITS_CHECK (cudaMemPrefetchAsync (b.managed, bytes, 0, b.stream));
+#endif
+  if (!time_runs (
+          b, runs, [&] { return lut_on (b.managed); }, &out->managed_in_place,
+          error)
+      || !time_runs (
+          b, runs, [&] { return lut_on (b.device); }, &out->device_in_place,
+          error)
+      || !time_runs (
+          b, runs,
+          [&] { return copy (b.device, b.pinned, cudaMemcpyHostToDevice); },
+          &out->host_to_device, error)
+      || !time_runs (
+          b, runs,
+          [&] { return copy (b.pinned, b.device, cudaMemcpyDeviceToHost); },
+          &out->device_to_host, error)
+      || !time_runs (
+          b, runs,
+          [&] {
+            cudaError_t e = copy (b.device, b.pinned, cudaMemcpyHostToDevice);
+            if (e == cudaSuccess)
+              e = lut_on (b.device);
+            if (e == cudaSuccess)
+              e = copy (b.pinned, b.device, cudaMemcpyDeviceToHost);
+            return e;
+          },
+          &out->copy_kernel_copy, error))
+    return false;
+
+  LIMITS_CHECK (cudaStreamSynchronize (b.stream));
+  /* Every pass inverts the inverted bytes: after any number of passes a byte
+   * is 7 or 248, and alpha (RGBA) stays 7. Anything else is a kernel bug. */
+  if ((b.pinned[0] != 7 && b.pinned[0] != 248)
+      || (rgba && bytes > 3 && b.pinned[3] != 7)) {
+    *error = "the kernel wrote wrong bytes (" + std::to_string (b.pinned[0])
+             + ", " + std::to_string (bytes > 3 ? b.pinned[3] : 0) + ")";
+    return false;
+  }
+  return true;
+}
+
+#else /* no CUDA backend */
+
+bool
+gpu_available (std::string *, std::string *why)
+{
+  *why = "built without the CUDA backend";
+  return false;
+}
+
+bool
+measure_limits (size_t, size_t, bool, int, Limits *out, std::string *error)
+{
+  *out = Limits ();
+  *error = "built without the CUDA backend";
+  return false;
+}
+
+#endif
+
+} // namespace zc_bench

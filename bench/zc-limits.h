@@ -1,0 +1,61 @@
+/* gst-zerocopy: the raw limits a frame's trip through the GPU is measured
+ * against.
+ * SPDX-License-Identifier: LGPL-2.1-or-later
+ *
+ * Shared by zc-kernel-bench (prints them) and zc-bench (puts them next to
+ * the pipelines, in the same run): zcfilter's LUT kernel (invert) in place on
+ * one frame in mapped pinned, managed and device memory, a pinned cudaMemcpy
+ * each way, and copy in + kernel + copy out. Each figure is timed with CUDA
+ * events over a number of runs after one warm-up.
+ *
+ * No CUDA headers here, so that a program without nvcc includes it; built
+ * without the CUDA backend, zc_limits_gpu_available() says so and
+ * zc_limits_measure() fails.
+ */
+#ifndef GST_ZC_BENCH_LIMITS_H
+#define GST_ZC_BENCH_LIMITS_H
+
+#include <cstddef>
+#include <string>
+
+namespace zc_bench {
+
+struct Timing
+{
+  double median_ms = 0.0;
+  double min_ms = 0.0;
+  double max_ms = 0.0;
+};
+
+struct Limits
+{
+  size_t bytes = 0;        /* one frame: row_bytes * rows */
+  Timing mapped_in_place;  /* kernel on mapped pinned memory, in place */
+  Timing managed_in_place; /* kernel on managed memory prefetched to GPU */
+  Timing device_in_place;  /* kernel on device memory */
+  Timing host_to_device;   /* pinned cudaMemcpy */
+  Timing device_to_host;   /* pinned cudaMemcpy */
+  Timing copy_kernel_copy; /* pinned copy in + kernel + copy out */
+};
+
+/* GB/s (1e9 bytes) for @bytes moved in @ms; 0 when @ms is not positive. */
+double gigabytes_per_second (double bytes, double ms);
+
+/* True when this program was built with the CUDA backend and device 0 is
+ * usable; then *device_name is its name. Otherwise *why says what is
+ * missing. Keeps the device's primary context alive for the rest of the
+ * process, so that pipelines started later do not pay for creating it. */
+bool gpu_available (std::string *device_name, std::string *why);
+
+/* Measures every figure of Limits on device 0 for a frame of @rows rows of
+ * @row_bytes bytes, @runs times each. @rgba: the table inverts bytes 0-2 of
+ * every 4 and leaves the 4th (alpha) alone, like zcfilter on RGBA; else it
+ * inverts every byte (a luma or chroma plane). The traffic is the same.
+ * Returns false with *error set on any CUDA error, or when the kernel wrote
+ * bytes other than the expected ones. */
+bool measure_limits (size_t row_bytes, size_t rows, bool rgba, int runs,
+                     Limits *out, std::string *error);
+
+} // namespace zc_bench
+
+#endif /* GST_ZC_BENCH_LIMITS_H */
