@@ -433,7 +433,9 @@ gst_zc_handle_set_context (GstElement * element, GstContext * context,
     return FALSE;
   if (!gst_context_get_zc_context (context, &other))
     return FALSE;
-  if (device_id >= 0 && other->device_id != device_id) {
+  /* A CPU-backend context only exists where no GPU does, so whatever
+   * device was asked for, it is the one every element would open. */
+  if (device_id >= 0 && other->has_gpu && other->device_id != device_id) {
     GST_DEBUG_OBJECT (element, "ignoring shared context of device %d: "
         "this element is set to device %d", other->device_id, device_id);
     gst_object_unref (other);
