@@ -13,6 +13,8 @@
 
 #include "gstzcbasetransform.h"
 
+#include <gst/zerocopy/gstzccuda-private.h>
+
 #include <mutex>
 
 GST_DEBUG_CATEGORY_STATIC (gst_zc_base_transform_debug);
@@ -49,6 +51,8 @@ struct ZcBaseTransformState
   GstZcContext *context = nullptr;
   gpointer stream = nullptr;
   GstZcMemoryType resolved_type = GST_ZC_MEMORY_TYPE_SYSTEM;
+  /* memory type of the output pool decide_allocation settled on */
+  GstZcMemoryType pool_type = GST_ZC_MEMORY_TYPE_AUTO;
 
   GstVideoInfo in_info;
   GstVideoInfo out_info;
@@ -211,7 +215,8 @@ gst_zc_base_transform_start (GstBaseTransform * trans)
   if (!gst_zc_context_has_gpu (ctx)) {
     const gchar *why = gst_zc_context_get_no_gpu_reason (ctx);
     if (requested == GST_ZC_MEMORY_TYPE_MAPPED ||
-        requested == GST_ZC_MEMORY_TYPE_MANAGED) {
+        requested == GST_ZC_MEMORY_TYPE_MANAGED ||
+        requested == GST_ZC_MEMORY_TYPE_DEVICE) {
       GST_ELEMENT_ERROR (self, RESOURCE, NOT_FOUND,
           ("memory-type=%s needs a CUDA device, and there is none",
               gst_zc_memory_type_to_string (requested)),
@@ -470,6 +475,12 @@ gst_zc_base_transform_get_memory_type (GstZcBaseTransform * self)
   return get_priv (self)->resolved_type;
 }
 
+GstZcMemoryType
+gst_zc_base_transform_get_pool_memory_type (GstZcBaseTransform * self)
+{
+  return get_priv (self)->pool_type;
+}
+
 const GstVideoInfo *
 gst_zc_base_transform_get_in_info (GstZcBaseTransform * self)
 {
@@ -501,19 +512,18 @@ gst_zc_base_transform_count_buffer (GstZcBaseTransform * self,
   }
 }
 
-/* A pool of this element's memory type for @caps, configured with video
- * meta (so rows are pitch-aligned) but not active. */
+/* A pool of @memory_type for @caps, configured with video meta (so rows are
+ * pitch-aligned) but not active. */
 GstBufferPool *
 gst_zc_base_transform_new_pool (GstZcBaseTransform * self, GstCaps * caps,
-    guint min_buffers)
+    guint min_buffers, GstZcMemoryType memory_type)
 {
   auto *priv = get_priv (self);
   GstVideoInfo info;
 
   if (!priv->context || !gst_video_info_from_caps (&info, caps))
     return NULL;
-  GstBufferPool *pool = gst_zc_buffer_pool_new (priv->context,
-      priv->resolved_type);
+  GstBufferPool *pool = gst_zc_buffer_pool_new (priv->context, memory_type);
   if (!pool)
     return NULL;
   GstStructure *config = gst_buffer_pool_get_config (pool);
@@ -529,10 +539,11 @@ gst_zc_base_transform_new_pool (GstZcBaseTransform * self, GstCaps * caps,
 }
 
 /* decide_allocation for elements whose output is zero-copy memory: keep a
- * downstream zero-copy pool of our device, otherwise use our own. */
+ * downstream zero-copy pool of our device (of @wanted type, unless AUTO:
+ * then the consumer chooses), otherwise use our own of @fallback type. */
 gboolean
 gst_zc_base_transform_decide_zc_pool (GstZcBaseTransform * self,
-    GstQuery * query)
+    GstQuery * query, GstZcMemoryType wanted, GstZcMemoryType fallback)
 {
   auto *priv = get_priv (self);
   GstCaps *caps = NULL;
@@ -550,7 +561,10 @@ gst_zc_base_transform_decide_zc_pool (GstZcBaseTransform * self,
   if (pool && (!GST_IS_ZC_BUFFER_POOL (pool) ||
           gst_zc_context_get_device_id (gst_zc_buffer_pool_get_context
               (GST_ZC_BUFFER_POOL (pool))) !=
-          gst_zc_context_get_device_id (priv->context))) {
+          gst_zc_context_get_device_id (priv->context) ||
+          (wanted != GST_ZC_MEMORY_TYPE_AUTO &&
+              gst_zc_buffer_pool_get_memory_type (GST_ZC_BUFFER_POOL (pool))
+              != wanted))) {
     gst_clear_object (&pool);
   }
 
@@ -571,16 +585,19 @@ gst_zc_base_transform_decide_zc_pool (GstZcBaseTransform * self,
     }
   }
   if (!pool) {
-    pool = gst_zc_base_transform_new_pool (self, caps, min);
+    pool = gst_zc_base_transform_new_pool (self, caps, min, fallback);
     if (!pool) {
       GST_ELEMENT_ERROR (self, RESOURCE, NO_SPACE_LEFT,
           ("Could not create a %s buffer pool for %" GST_PTR_FORMAT,
-              gst_zc_memory_type_to_string (priv->resolved_type), caps),
-          (NULL));
+              gst_zc_memory_type_to_string (fallback), caps), (NULL));
       return FALSE;
     }
     max = 0;
   }
+  priv->pool_type =
+      gst_zc_buffer_pool_get_memory_type (GST_ZC_BUFFER_POOL (pool));
+  GST_DEBUG_OBJECT (self, "output pool of %s memory",
+      gst_zc_memory_type_to_string (priv->pool_type));
 
   GstStructure *config = gst_buffer_pool_get_config (pool);
   gst_buffer_pool_config_get_params (config, NULL, &size, NULL, NULL);
@@ -594,10 +611,10 @@ gst_zc_base_transform_decide_zc_pool (GstZcBaseTransform * self,
 }
 
 /* propose_allocation for elements whose input is best written straight into
- * zero-copy memory: a pool of our memory type, our allocator, video meta. */
+ * zero-copy memory: a pool of @memory_type, its allocator, video meta. */
 gboolean
 gst_zc_base_transform_propose_zc_pool (GstZcBaseTransform * self,
-    GstQuery * query)
+    GstQuery * query, GstZcMemoryType memory_type)
 {
   auto *priv = get_priv (self);
   GstCaps *caps = NULL;
@@ -613,7 +630,7 @@ gst_zc_base_transform_propose_zc_pool (GstZcBaseTransform * self,
   gst_query_add_allocation_meta (query, GST_VIDEO_META_API_TYPE, NULL);
 
   GstAllocator *allocator = gst_zc_context_get_allocator (priv->context,
-      priv->resolved_type);
+      memory_type);
   if (allocator) {
     GstAllocationParams params;
     gst_allocation_params_init (&params);
@@ -623,7 +640,8 @@ gst_zc_base_transform_propose_zc_pool (GstZcBaseTransform * self,
 
   if (need_pool) {
     /* Two in flight here and downstream; the producer adds its own */
-    GstBufferPool *pool = gst_zc_base_transform_new_pool (self, caps, 2);
+    GstBufferPool *pool = gst_zc_base_transform_new_pool (self, caps, 2,
+        memory_type);
     if (!pool)
       return FALSE;
     GstStructure *config = gst_buffer_pool_get_config (pool);
@@ -654,4 +672,151 @@ gst_zc_caps_with_feature (GstCaps * caps, const gchar * feature)
     res = gst_caps_merge_structure_full (res, s, nf);
   }
   return res;
+}
+
+/* Plane @plane of @buf: from its video meta if any, else from @info */
+void
+gst_zc_video_plane_layout (GstBuffer * buf, const GstVideoInfo * info,
+    guint plane, gsize * offset, gsize * stride)
+{
+  GstVideoMeta *meta = gst_buffer_get_video_meta (buf);
+  if (meta) {
+    *offset = meta->offset[plane];
+    *stride = (gsize) meta->stride[plane];
+  } else {
+    *offset = GST_VIDEO_INFO_PLANE_OFFSET (info, plane);
+    *stride = (gsize) GST_VIDEO_INFO_PLANE_STRIDE (info, plane);
+  }
+}
+
+guint32
+gst_zc_video_plane_row_bytes (const GstVideoInfo * info, guint plane)
+{
+  const GstVideoFormatInfo *finfo = info->finfo;
+  gint comp[GST_VIDEO_MAX_COMPONENTS];
+  gst_video_format_info_component (finfo, plane, comp);
+  guint w = GST_VIDEO_FORMAT_INFO_SCALE_WIDTH (finfo, comp[0],
+      GST_VIDEO_INFO_WIDTH (info));
+  return w * GST_VIDEO_FORMAT_INFO_PSTRIDE (finfo, comp[0]);
+}
+
+guint32
+gst_zc_video_plane_rows (const GstVideoInfo * info, guint plane)
+{
+  gint comp[GST_VIDEO_MAX_COMPONENTS];
+  gst_video_format_info_component (info->finfo, plane, comp);
+  return GST_VIDEO_FORMAT_INFO_SCALE_HEIGHT (info->finfo, comp[0],
+      GST_VIDEO_INFO_HEIGHT (info));
+}
+
+#if GST_ZC_HAVE_CUDA
+static GstZcMemory *
+gpu_memory_of (GstBuffer * buf, gint device)
+{
+  if (gst_buffer_n_memory (buf) != 1)
+    return NULL;
+  GstMemory *m = gst_buffer_peek_memory (buf, 0);
+  if (!gst_is_zc_memory (m))
+    return NULL;
+  auto *zm = (GstZcMemory *) m;
+  if (gst_zc_memory_get_memory_type (zm) == GST_ZC_MEMORY_TYPE_SYSTEM ||
+      gst_zc_memory_get_device_id (zm) != device)
+    return NULL;
+  return zm;
+}
+#endif
+
+/**
+ * gst_zc_base_transform_copy_frame_gpu:
+ * @inbuf: a frame of the input caps: GPU memory of this device, or any
+ *   CPU-mappable buffer
+ * @outbuf: a frame of the same format and size in GPU memory of this device
+ *
+ * Copies a frame with the copy engines, plane by plane (strides may differ),
+ * on the element's stream: after the fences of both frames, and fencing both.
+ * The host does not wait, except for a foreign input in pinned memory, which
+ * the caller may release as soon as this returns.
+ *
+ * Returns: %FALSE with an element error posted on failure
+ */
+gboolean
+gst_zc_base_transform_copy_frame_gpu (GstZcBaseTransform * self,
+    GstBuffer * inbuf, GstBuffer * outbuf)
+{
+#if GST_ZC_HAVE_CUDA
+  auto *priv = get_priv (self);
+  const GstVideoInfo *info = &priv->in_info;
+  auto stream = (cudaStream_t) priv->stream;
+  gint dev = gst_zc_context_get_device_id (priv->context);
+  GstZcMemory *in_mem = gpu_memory_of (inbuf, dev);
+  GstZcMemory *out_mem = gpu_memory_of (outbuf, dev);
+  GstVideoFrame in_frame;
+  cudaError_t err = cudaSuccess;
+  bool foreign_pinned = false;
+
+  if (!out_mem || !stream) {
+    GST_ELEMENT_ERROR (self, CORE, FAILED,
+        ("Internal error: GPU copy into memory that is not this device's"),
+        (NULL));
+    return FALSE;
+  }
+  if (!in_mem && !gst_video_frame_map (&in_frame, info, inbuf, GST_MAP_READ)) {
+    GST_ELEMENT_ERROR (self, RESOURCE, READ, ("Could not map input frame"),
+        (NULL));
+    return FALSE;
+  }
+
+  gst_zc::DeviceScope scope (dev);
+  bool ok = scope.ok () && gst_zc_memory_prepare_gpu (out_mem, stream) &&
+      (!in_mem || gst_zc_memory_prepare_gpu (in_mem, stream));
+  auto *dst = (guint8 *) gst_zc_memory_get_device_pointer (out_mem);
+  const guint8 *src = in_mem ?
+      (const guint8 *) gst_zc_memory_get_device_pointer (in_mem) : NULL;
+  for (guint i = 0; ok && i < GST_VIDEO_INFO_N_PLANES (info); i++) {
+    gsize in_off = 0, in_stride, out_off, out_stride;
+    const guint8 *s;
+    gst_zc_video_plane_layout (outbuf, info, i, &out_off, &out_stride);
+    if (in_mem) {
+      gst_zc_video_plane_layout (inbuf, info, i, &in_off, &in_stride);
+      s = src + in_off;
+    } else {
+      s = (const guint8 *) GST_VIDEO_FRAME_PLANE_DATA (&in_frame, i);
+      in_stride = GST_VIDEO_FRAME_PLANE_STRIDE (&in_frame, i);
+    }
+    err = cudaMemcpy2DAsync (dst + out_off, out_stride, s, in_stride,
+        gst_zc_video_plane_row_bytes (info, i), gst_zc_video_plane_rows (info,
+            i), cudaMemcpyDefault, stream);
+    ok = err == cudaSuccess;
+  }
+  if (ok && !in_mem) {
+    /* From pageable memory the call returns once the source is staged;
+     * from someone else's pinned memory it does not, and that buffer is
+     * released when we return. */
+    cudaPointerAttributes attr;
+    foreign_pinned = cudaPointerGetAttributes (&attr,
+        GST_VIDEO_FRAME_PLANE_DATA (&in_frame, 0)) == cudaSuccess &&
+        attr.type != cudaMemoryTypeUnregistered;
+    cudaGetLastError ();
+  }
+  ok = ok && gst_zc_memory_set_gpu_fence (out_mem, stream) &&
+      (!in_mem || gst_zc_memory_set_gpu_fence (in_mem, stream));
+  if (ok && foreign_pinned)
+    ok = gst_zc_memory_wait_cpu (out_mem);
+  if (!in_mem)
+    gst_video_frame_unmap (&in_frame);
+  if (!ok) {
+    if (err == cudaSuccess)
+      err = cudaGetLastError ();
+    GST_ELEMENT_ERROR (self, RESOURCE, FAILED, ("GPU frame copy failed: %s",
+            cudaGetErrorName (err)), ("%s", cudaGetErrorString (err)));
+    return FALSE;
+  }
+  return TRUE;
+#else
+  (void) inbuf;
+  (void) outbuf;
+  GST_ELEMENT_ERROR (self, CORE, NOT_IMPLEMENTED,
+      ("GPU copies need the CUDA backend"), (NULL));
+  return FALSE;
+#endif
 }

@@ -37,6 +37,7 @@ GstZcContext * gst_zc_base_transform_get_context (GstZcBaseTransform * self);
 gpointer gst_zc_base_transform_get_stream (GstZcBaseTransform * self);
 gboolean gst_zc_base_transform_uses_gpu (GstZcBaseTransform * self);
 GstZcMemoryType gst_zc_base_transform_get_memory_type (GstZcBaseTransform * self);
+GstZcMemoryType gst_zc_base_transform_get_pool_memory_type (GstZcBaseTransform * self);
 const GstVideoInfo * gst_zc_base_transform_get_in_info (GstZcBaseTransform * self);
 const GstVideoInfo * gst_zc_base_transform_get_out_info (GstZcBaseTransform * self);
 
@@ -44,12 +45,21 @@ void gst_zc_base_transform_count_buffer (GstZcBaseTransform * self,
     gsize bytes_copied);
 
 GstBufferPool * gst_zc_base_transform_new_pool (GstZcBaseTransform * self,
-    GstCaps * caps, guint min_buffers);
+    GstCaps * caps, guint min_buffers, GstZcMemoryType memory_type);
 gboolean gst_zc_base_transform_decide_zc_pool (GstZcBaseTransform * self,
-    GstQuery * query);
+    GstQuery * query, GstZcMemoryType wanted, GstZcMemoryType fallback);
 gboolean gst_zc_base_transform_propose_zc_pool (GstZcBaseTransform * self,
-    GstQuery * query);
+    GstQuery * query, GstZcMemoryType memory_type);
+
+gboolean gst_zc_base_transform_copy_frame_gpu (GstZcBaseTransform * self,
+    GstBuffer * inbuf, GstBuffer * outbuf);
 
 GstCaps * gst_zc_caps_with_feature (GstCaps * caps, const gchar * feature);
+
+/* Plane geometry as kernels and copies see it */
+void gst_zc_video_plane_layout (GstBuffer * buf, const GstVideoInfo * info,
+    guint plane, gsize * offset, gsize * stride);
+guint32 gst_zc_video_plane_row_bytes (const GstVideoInfo * info, guint plane);
+guint32 gst_zc_video_plane_rows (const GstVideoInfo * info, guint plane);
 
 G_END_DECLS

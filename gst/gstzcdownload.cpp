@@ -10,6 +10,10 @@
  * memory. The CPU side is safe because mapping a #GstZcMemory waits on the
  * fence of the GPU work that touched it, and on nothing else.
  *
+ * Device memory (`memory-type=device` upstream) is the exception: it is
+ * copied into pinned memory by the copy engines, asynchronously on the
+ * element's stream, and counted as a copy.
+ *
  * zcdownload accepts #GstVideoMeta, so upstream may use padded rows. Only
  * when downstream cannot take #GstVideoMeta and the rows are padded does it
  * repack the frame into a tightly packed system buffer (counted in `stats`).
@@ -47,6 +51,9 @@ struct _GstZcDownload
 
   /* streaming thread only */
   gboolean downstream_video_meta;
+  /* mapped memory that device-memory frames are copied into, made at the
+   * first such frame and kept until stop */
+  GstBufferPool *staging_pool;
 };
 
 G_DEFINE_TYPE (GstZcDownload, gst_zc_download, GST_TYPE_ZC_BASE_TRANSFORM);
@@ -73,10 +80,53 @@ static gboolean
 gst_zc_download_propose_allocation (GstBaseTransform * trans, GstQuery *,
     GstQuery * query)
 {
+  auto *base = GST_ZC_BASE_TRANSFORM (trans);
+
   /* Upstream GPU work that needs fresh buffers writes into memory the CPU
-   * downstream reads directly */
-  return gst_zc_base_transform_propose_zc_pool (GST_ZC_BASE_TRANSFORM (trans),
-      query);
+   * downstream reads directly (or, with memory-type=device, into device
+   * memory that this element copies out) */
+  return gst_zc_base_transform_propose_zc_pool (base, query,
+      gst_zc_base_transform_get_memory_type (base));
+}
+
+static gboolean
+is_device_frame (GstBuffer * buf)
+{
+  GstMemory *m = gst_buffer_peek_memory (buf, 0);
+  return gst_buffer_n_memory (buf) == 1 && gst_is_zc_memory (m) &&
+      gst_zc_memory_get_memory_type ((GstZcMemory *) m) ==
+      GST_ZC_MEMORY_TYPE_DEVICE;
+}
+
+/* Packed frames of mapped memory: no video meta, so any consumer reads them */
+static GstFlowReturn
+acquire_staging (GstZcDownload * self, GstBuffer ** outbuf)
+{
+  auto *base = GST_ZC_BASE_TRANSFORM (self);
+
+  if (!self->staging_pool) {
+    GstCaps *caps = gst_video_info_to_caps
+        (gst_zc_base_transform_get_out_info (base));
+    GstVideoInfo info = *gst_zc_base_transform_get_out_info (base);
+    GstBufferPool *pool = gst_zc_buffer_pool_new
+        (gst_zc_base_transform_get_context (base), GST_ZC_MEMORY_TYPE_MAPPED);
+    if (pool) {
+      GstStructure *config = gst_buffer_pool_get_config (pool);
+      gst_buffer_pool_config_set_params (config, caps,
+          GST_VIDEO_INFO_SIZE (&info), 2, 0);
+      if (!gst_buffer_pool_set_config (pool, config) ||
+          !gst_buffer_pool_set_active (pool, TRUE))
+        gst_clear_object (&pool);
+    }
+    gst_caps_unref (caps);
+    if (!pool) {
+      GST_ELEMENT_ERROR (self, RESOURCE, NO_SPACE_LEFT,
+          ("Could not create a pinned staging pool"), (NULL));
+      return GST_FLOW_ERROR;
+    }
+    self->staging_pool = pool;
+  }
+  return gst_buffer_pool_acquire_buffer (self->staging_pool, outbuf, NULL);
 }
 
 static gboolean
@@ -118,7 +168,18 @@ static GstFlowReturn
 gst_zc_download_prepare_output_buffer (GstBaseTransform * trans,
     GstBuffer * inbuf, GstBuffer ** outbuf)
 {
-  if (readable_as_is (GST_ZC_DOWNLOAD (trans), inbuf)) {
+  auto *self = GST_ZC_DOWNLOAD (trans);
+
+  if (is_device_frame (inbuf) &&
+      gst_zc_base_transform_uses_gpu (GST_ZC_BASE_TRANSFORM (trans))) {
+    GstFlowReturn ret = acquire_staging (self, outbuf);
+    if (ret == GST_FLOW_OK)
+      gst_buffer_copy_into (*outbuf, inbuf, (GstBufferCopyFlags)
+          (GST_BUFFER_COPY_FLAGS | GST_BUFFER_COPY_TIMESTAMPS |
+              GST_BUFFER_COPY_META), 0, -1);
+    return ret;
+  }
+  if (readable_as_is (self, inbuf)) {
     *outbuf = inbuf;
     return GST_FLOW_OK;
   }
@@ -135,6 +196,16 @@ gst_zc_download_transform (GstBaseTransform * trans, GstBuffer * inbuf,
 
   if (inbuf == outbuf) {
     gst_zc_base_transform_count_buffer (base, 0);
+    return GST_FLOW_OK;
+  }
+
+  /* Out of device memory: the copy engines, on the stream, fenced; the
+   * consumer's map waits on the fence */
+  if (is_device_frame (inbuf) && gst_zc_base_transform_uses_gpu (base)) {
+    if (!gst_zc_base_transform_copy_frame_gpu (base, inbuf, outbuf))
+      return GST_FLOW_ERROR;
+    gst_zc_base_transform_count_buffer (base,
+        GST_VIDEO_INFO_SIZE (gst_zc_base_transform_get_out_info (base)));
     return GST_FLOW_OK;
   }
 
@@ -167,6 +238,18 @@ gst_zc_download_transform (GstBaseTransform * trans, GstBuffer * inbuf,
   return GST_FLOW_OK;
 }
 
+static gboolean
+gst_zc_download_stop (GstBaseTransform * trans)
+{
+  auto *self = GST_ZC_DOWNLOAD (trans);
+
+  if (self->staging_pool) {
+    gst_buffer_pool_set_active (self->staging_pool, FALSE);
+    gst_clear_object (&self->staging_pool);
+  }
+  return GST_BASE_TRANSFORM_CLASS (gst_zc_download_parent_class)->stop (trans);
+}
+
 static void
 gst_zc_download_class_init (GstZcDownloadClass * klass)
 {
@@ -193,6 +276,7 @@ gst_zc_download_class_init (GstZcDownloadClass * klass)
   trans_class->prepare_output_buffer =
       GST_DEBUG_FUNCPTR (gst_zc_download_prepare_output_buffer);
   trans_class->transform = GST_DEBUG_FUNCPTR (gst_zc_download_transform);
+  trans_class->stop = GST_DEBUG_FUNCPTR (gst_zc_download_stop);
 
   GST_DEBUG_CATEGORY_INIT (gst_zc_download_debug, "zcdownload", 0,
       "zero-copy CUDA download");

@@ -20,8 +20,12 @@
  * The kernel waits on the input's fence on the element's own stream and
  * records the output's fence after it; the streaming thread never waits for
  * the GPU. With every property at its default the element is in passthrough
- * and runs nothing. A writable input is processed in place; a shared one is
- * read by the kernel and written into a fresh pool buffer (no extra copy).
+ * and runs nothing. A writable input already in the memory downstream asks
+ * for is processed in place; otherwise the kernel reads the input and writes
+ * a fresh pool buffer (no extra copy). On a discrete GPU a zcfilter asks an
+ * upstream zcfilter for device memory, so in a chain only the first step
+ * reads over the bus and only the last (asked for mapped memory by
+ * zcdownload) writes over it.
  *
  * ## Example launch lines
  * |[
@@ -236,51 +240,55 @@ gst_zc_filter_propose_allocation (GstBaseTransform * trans,
   if (gst_base_transform_is_passthrough (trans))
     return GST_BASE_TRANSFORM_CLASS (gst_zc_filter_parent_class)->
         propose_allocation (trans, decide_query, query);
-  return gst_zc_base_transform_propose_zc_pool (GST_ZC_BASE_TRANSFORM (trans),
-      query);
+  /* The consumer picks the memory of its input. Another GPU step upstream
+   * should write into device memory on a discrete GPU: then only the first
+   * step of a chain reads over the bus and only the last writes over it. */
+  auto *base = GST_ZC_BASE_TRANSFORM (trans);
+  GstZcMemoryType type = gst_zc_base_transform_get_memory_type (base);
+  GstZcContext *ctx = gst_zc_base_transform_get_context (base);
+  GstZcMemoryType requested;
+  g_object_get (trans, "memory-type", &requested, NULL);
+  if (requested == GST_ZC_MEMORY_TYPE_AUTO && ctx &&
+      gst_zc_base_transform_uses_gpu (base) &&
+      !gst_zc_context_is_integrated (ctx))
+    type = GST_ZC_MEMORY_TYPE_DEVICE;
+  return gst_zc_base_transform_propose_zc_pool (base, query, type);
 }
 
 static gboolean
 gst_zc_filter_decide_allocation (GstBaseTransform * trans, GstQuery * query)
 {
-  return gst_zc_base_transform_decide_zc_pool (GST_ZC_BASE_TRANSFORM (trans),
-      query);
+  auto *base = GST_ZC_BASE_TRANSFORM (trans);
+
+  /* whatever zero-copy memory downstream asks for, else our own */
+  return gst_zc_base_transform_decide_zc_pool (base, query,
+      GST_ZC_MEMORY_TYPE_AUTO, gst_zc_base_transform_get_memory_type (base));
 }
 
 static GstFlowReturn
 gst_zc_filter_prepare_output_buffer (GstBaseTransform * trans,
     GstBuffer * inbuf, GstBuffer ** outbuf)
 {
-  /* In place when nobody else holds the frame; otherwise the kernel reads
-   * the input and writes a pool buffer, which costs no more than in place */
-  if (gst_base_transform_is_passthrough (trans) ||
-      (gst_buffer_is_writable (inbuf) &&
-          gst_buffer_is_all_memory_writable (inbuf))) {
+  /* In place when nobody else holds the frame and it already is in the
+   * memory downstream asked for; otherwise the kernel reads the input and
+   * writes a pool buffer, which costs no more than in place */
+  if (gst_base_transform_is_passthrough (trans)) {
+    *outbuf = inbuf;
+    return GST_FLOW_OK;
+  }
+  GstZcMemoryType want = gst_zc_base_transform_get_pool_memory_type
+      (GST_ZC_BASE_TRANSFORM (trans));
+  GstMemory *mem = gst_buffer_peek_memory (inbuf, 0);
+  bool same_memory = want == GST_ZC_MEMORY_TYPE_AUTO ||
+      (gst_is_zc_memory (mem) &&
+      gst_zc_memory_get_memory_type ((GstZcMemory *) mem) == want);
+  if (same_memory && gst_buffer_is_writable (inbuf) &&
+      gst_buffer_is_all_memory_writable (inbuf)) {
     *outbuf = inbuf;
     return GST_FLOW_OK;
   }
   return GST_BASE_TRANSFORM_CLASS (gst_zc_filter_parent_class)->
       prepare_output_buffer (trans, inbuf, outbuf);
-}
-
-static guint32
-plane_row_bytes (const GstVideoInfo * info, guint i)
-{
-  const GstVideoFormatInfo *finfo = info->finfo;
-  gint comp[GST_VIDEO_MAX_COMPONENTS];
-  gst_video_format_info_component (finfo, i, comp);
-  guint w = GST_VIDEO_FORMAT_INFO_SCALE_WIDTH (finfo, comp[0],
-      GST_VIDEO_INFO_WIDTH (info));
-  return w * GST_VIDEO_FORMAT_INFO_PSTRIDE (finfo, comp[0]);
-}
-
-static guint32
-plane_rows (const GstVideoInfo * info, guint i)
-{
-  gint comp[GST_VIDEO_MAX_COMPONENTS];
-  gst_video_format_info_component (info->finfo, i, comp);
-  return GST_VIDEO_FORMAT_INFO_SCALE_HEIGHT (info->finfo, comp[0],
-      GST_VIDEO_INFO_HEIGHT (info));
 }
 
 enum class Backend
@@ -321,21 +329,6 @@ choose_backend (GstZcBaseTransform * base, GstBuffer * inbuf,
 }
 
 #if GST_ZC_HAVE_CUDA
-/* Plane @i of @buf as the kernels see it: from the video meta if any */
-static void
-plane_layout (GstBuffer * buf, const GstVideoInfo * info, guint i,
-    gsize * offset, gsize * stride)
-{
-  GstVideoMeta *meta = gst_buffer_get_video_meta (buf);
-  if (meta) {
-    *offset = meta->offset[i];
-    *stride = (gsize) meta->stride[i];
-  } else {
-    *offset = GST_VIDEO_INFO_PLANE_OFFSET (info, i);
-    *stride = (gsize) GST_VIDEO_INFO_PLANE_STRIDE (info, i);
-  }
-}
-
 /* The library logs the failed call; the runtime also keeps it as this
  * thread's last error, which names it for the user. */
 static GstFlowReturn
@@ -367,10 +360,10 @@ transform_gpu (GstZcFilter * self, GstBuffer * inbuf, GstBuffer * outbuf)
     if (in_place && priv->plane_identity[i])
       continue;
     gsize in_off, in_stride, out_off, out_stride;
-    plane_layout (inbuf, info, i, &in_off, &in_stride);
-    plane_layout (outbuf, info, i, &out_off, &out_stride);
+    gst_zc_video_plane_layout (inbuf, info, i, &in_off, &in_stride);
+    gst_zc_video_plane_layout (outbuf, info, i, &out_off, &out_stride);
     jobs[n] = { in_dev + in_off, out_dev + out_off, in_stride, out_stride,
-      plane_row_bytes (info, i), plane_rows (info, i) };
+      gst_zc_video_plane_row_bytes (info, i), gst_zc_video_plane_rows (info, i) };
     luts[n] = &priv->luts[i];
     n++;
   }
@@ -442,7 +435,7 @@ transform_cpu (GstZcFilter * self, GstBuffer * inbuf, GstBuffer * outbuf)
       (uint8_t *) GST_VIDEO_FRAME_PLANE_DATA (&out_frame, i),
       (size_t) GST_VIDEO_FRAME_PLANE_STRIDE (src, i),
       (size_t) GST_VIDEO_FRAME_PLANE_STRIDE (&out_frame, i),
-      plane_row_bytes (info, i), plane_rows (info, i) };
+      gst_zc_video_plane_row_bytes (info, i), gst_zc_video_plane_rows (info, i) };
     luts[n] = priv->luts[i];
     n++;
   }

@@ -13,6 +13,11 @@
  * on untouched: 0 bytes copied. Any other buffer is copied once into a pool
  * buffer, honouring its #GstVideoMeta strides, and counted in `stats`.
  *
+ * With `memory-type=device` the producer still writes into pinned memory,
+ * and zcupload copies each frame into device memory with the copy engines,
+ * asynchronously on its stream (counted as a copy): the explicit-copy path,
+ * which a long GPU-only chain may prefer.
+ *
  * ## Example launch lines
  * |[
  * gst-launch-1.0 videotestsrc ! video/x-raw,format=RGBA ! zcupload ! \
@@ -76,23 +81,38 @@ static gboolean
 gst_zc_upload_propose_allocation (GstBaseTransform * trans, GstQuery *,
     GstQuery * query)
 {
-  return gst_zc_base_transform_propose_zc_pool (GST_ZC_BASE_TRANSFORM (trans),
-      query);
+  auto *base = GST_ZC_BASE_TRANSFORM (trans);
+  GstZcMemoryType type = gst_zc_base_transform_get_memory_type (base);
+
+  /* With device memory the producer still writes into pinned memory: the
+   * staging side of the explicit copy */
+  if (type == GST_ZC_MEMORY_TYPE_DEVICE)
+    type = GST_ZC_MEMORY_TYPE_MAPPED;
+  return gst_zc_base_transform_propose_zc_pool (base, query, type);
 }
 
 static gboolean
 gst_zc_upload_decide_allocation (GstBaseTransform * trans, GstQuery * query)
 {
-  /* The pool only serves buffers that must be copied; ours pass as they are */
-  return gst_zc_base_transform_decide_zc_pool (GST_ZC_BASE_TRANSFORM (trans),
-      query);
+  auto *base = GST_ZC_BASE_TRANSFORM (trans);
+  GstZcMemoryType type = gst_zc_base_transform_get_memory_type (base);
+
+  /* The pool serves frames that must be copied (all of them with device
+   * memory); frames of our own memory pass as they are */
+  return gst_zc_base_transform_decide_zc_pool (base, query, type, type);
 }
 
 static gboolean
 is_direct (GstZcBaseTransform * base, GstBuffer * inbuf)
 {
-  return gst_buffer_n_memory (inbuf) == 1 &&
-      gst_zc_buffer_is_zc (inbuf, gst_zc_base_transform_get_context (base));
+  if (gst_buffer_n_memory (inbuf) != 1 ||
+      !gst_zc_buffer_is_zc (inbuf, gst_zc_base_transform_get_context (base)))
+    return FALSE;
+  /* memory-type=device: only device memory goes downstream */
+  auto *mem = (GstZcMemory *) gst_buffer_peek_memory (inbuf, 0);
+  return gst_zc_base_transform_get_memory_type (base) !=
+      GST_ZC_MEMORY_TYPE_DEVICE ||
+      gst_zc_memory_get_memory_type (mem) == GST_ZC_MEMORY_TYPE_DEVICE;
 }
 
 static GstFlowReturn
@@ -118,6 +138,16 @@ gst_zc_upload_transform (GstBaseTransform * trans, GstBuffer * inbuf,
 
   if (inbuf == outbuf) {
     gst_zc_base_transform_count_buffer (base, 0);
+    return GST_FLOW_OK;
+  }
+
+  /* Into device memory: the copy engines, on the stream, fenced */
+  if (gst_zc_base_transform_get_pool_memory_type (base) ==
+      GST_ZC_MEMORY_TYPE_DEVICE) {
+    if (!gst_zc_base_transform_copy_frame_gpu (base, inbuf, outbuf))
+      return GST_FLOW_ERROR;
+    gst_zc_base_transform_count_buffer (base,
+        GST_VIDEO_INFO_SIZE (gst_zc_base_transform_get_in_info (base)));
     return GST_FLOW_OK;
   }
 

@@ -15,6 +15,9 @@
  *   before a CPU map; elsewhere (older Jetsons) it is attached to the
  *   working stream for the kernels and back to the host after them.
  * - system: page-aligned host memory for the CPU backend.
+ * - device: `cudaMalloc`; a CPU map copies it into a pinned staging buffer
+ *   (allocated at the first map and kept with the memory) after the fence,
+ *   and a write map copies it back at unmap, fenced.
  *
  * Fence rules: a GPU user calls gst_zc_memory_prepare_gpu() on its stream
  * before its kernels (the stream waits on the memory's fence; the host does
@@ -54,6 +57,7 @@ struct _GstZcMemoryPrivate
   cudaEvent_t fence = nullptr;
   bool fence_pending = false;
   bool on_gpu = false;          /* managed, prefetched to the GPU */
+  void *staging = nullptr;      /* device memory: pinned CPU view */
 #endif
 };
 
@@ -67,7 +71,7 @@ struct _GstZcAllocator
   gboolean lazy;
   std::mutex *lock;
 #if GST_ZC_HAVE_CUDA
-  /* managed memory only: where a CPU map queues its prefetch back */
+  /* managed and device memory: where CPU maps queue their transfers */
   cudaStream_t transfer_stream;
 #endif
 };
@@ -92,6 +96,8 @@ gst_zc_memory_type_get_type (void)
           "prefetched where it is used", "managed"},
     {GST_ZC_MEMORY_TYPE_SYSTEM, "Page-aligned host memory, processed on the "
           "CPU", "system"},
+    {GST_ZC_MEMORY_TYPE_DEVICE, "GPU memory (cudaMalloc), copied in and out "
+          "through pinned staging with async copies", "device"},
     {0, NULL, NULL}
   };
   if (g_once_init_enter (&type)) {
@@ -159,6 +165,14 @@ raw_alloc (GstZcMemoryPrivate * priv, gsize bytes)
       priv->alloc_base = p;
       return true;
     }
+    case GST_ZC_MEMORY_TYPE_DEVICE:{
+      gst_zc::DeviceScope scope (priv->device_id);
+      void *p = nullptr;
+      if (!scope.ok () || !GST_ZC_CUDA_OK (cudaMalloc (&p, bytes)))
+        return false;
+      priv->alloc_base = p;
+      return true;
+    }
 #endif
     default:
       return false;
@@ -177,9 +191,13 @@ raw_free (GstZcMemoryPrivate * priv)
       GST_ZC_CUDA_OK (cudaFreeHost (priv->alloc_base));
       break;
     }
-    case GST_ZC_MEMORY_TYPE_MANAGED:{
+    case GST_ZC_MEMORY_TYPE_MANAGED:
+    case GST_ZC_MEMORY_TYPE_DEVICE:{
       gst_zc::DeviceScope scope (priv->device_id);
       GST_ZC_CUDA_OK (cudaFree (priv->alloc_base));
+      if (priv->staging)
+        GST_ZC_CUDA_OK (cudaFreeHost (priv->staging));
+      priv->staging = nullptr;
       break;
     }
 #endif
@@ -364,14 +382,17 @@ gst_zc_memory_set_gpu_fence (GstZcMemory * mem, gpointer stream)
 /* GstAllocator                                                           */
 /* ---------------------------------------------------------------------- */
 
-/* Managed memory on a device that prefetches needs a stream for the CPU
- * map's prefetch back; the allocator owns it so it outlives its memories. */
+/* Managed memory on a device that prefetches, and device memory, need a
+ * stream for the CPU map's transfers; the allocator owns it so it outlives
+ * its memories. */
 static gboolean
 ensure_transfer_stream (GstZcAllocator * self)
 {
 #if GST_ZC_HAVE_CUDA
-  if (self->transfer_stream || self->memory_type != GST_ZC_MEMORY_TYPE_MANAGED
-      || !gst_zc_context_has_concurrent_managed_access (self->context))
+  bool needs = self->memory_type == GST_ZC_MEMORY_TYPE_DEVICE ||
+      (self->memory_type == GST_ZC_MEMORY_TYPE_MANAGED &&
+      gst_zc_context_has_concurrent_managed_access (self->context));
+  if (self->transfer_stream || !needs)
     return TRUE;
   gst_zc::DeviceScope scope (gst_zc_context_get_device_id (self->context));
   return scope.ok () &&
@@ -444,12 +465,15 @@ gst_zc_allocator_alloc (GstAllocator * allocator, gsize size,
     return NULL;
   }
 
-  /* Align the data start (host + prefix), not the block start */
+  /* Align the data start (block + prefix), not the block start */
   guintptr base = (guintptr) priv->alloc_base;
   guintptr data = (base + params->prefix + align) & ~(guintptr) align;
   priv->host = (guint8 *) (data - params->prefix);
   priv->device = priv->host;
   priv->block_size = maxsize;
+  /* device memory has no CPU address; maps go through staging */
+  if (priv->type == GST_ZC_MEMORY_TYPE_DEVICE)
+    priv->host = nullptr;
 
 #if GST_ZC_HAVE_CUDA
   if (priv->type != GST_ZC_MEMORY_TYPE_SYSTEM) {
@@ -474,10 +498,22 @@ gst_zc_allocator_alloc (GstAllocator * allocator, gsize size,
   gst_memory_init (GST_MEMORY_CAST (mem), (GstMemoryFlags) params->flags,
       allocator, NULL, maxsize, align, params->prefix, size);
 
-  if (params->prefix && (params->flags & GST_MEMORY_FLAG_ZERO_PREFIXED))
-    memset (priv->host, 0, params->prefix);
-  if (params->padding && (params->flags & GST_MEMORY_FLAG_ZERO_PADDED))
-    memset (priv->host + params->prefix + size, 0, params->padding);
+  if (priv->host) {
+    if (params->prefix && (params->flags & GST_MEMORY_FLAG_ZERO_PREFIXED))
+      memset (priv->host, 0, params->prefix);
+    if (params->padding && (params->flags & GST_MEMORY_FLAG_ZERO_PADDED))
+      memset (priv->host + params->prefix + size, 0, params->padding);
+  }
+#if GST_ZC_HAVE_CUDA
+  else {
+    gst_zc::DeviceScope scope (priv->device_id);
+    if (params->prefix && (params->flags & GST_MEMORY_FLAG_ZERO_PREFIXED))
+      GST_ZC_CUDA_OK (cudaMemset (priv->device, 0, params->prefix));
+    if (params->padding && (params->flags & GST_MEMORY_FLAG_ZERO_PADDED))
+      GST_ZC_CUDA_OK (cudaMemset (priv->device + params->prefix + size, 0,
+              params->padding));
+  }
+#endif
 
   GST_LOG_OBJECT (self, "%p: %" G_GSIZE_FORMAT " bytes of %s memory, "
       "host %p device %p", mem, size,
@@ -508,23 +544,91 @@ gst_zc_allocator_free (GstAllocator *, GstMemory * memory)
   g_free (mem);
 }
 
+#if GST_ZC_HAVE_CUDA
+/* Device memory seen by the CPU: after the fence, the block is copied into
+ * a pinned staging buffer that the memory keeps (allocated at its first
+ * map, so not per frame once a pool is warm). */
+static gpointer
+map_device_memory (GstZcMemory * root)
+{
+  GstZcMemoryPrivate *priv = root->priv;
+  auto *alloc = (GstZcAllocator *) root->mem.allocator;
+  cudaStream_t ts = alloc->transfer_stream;
+
+  std::lock_guard < std::mutex > lk (priv->lock);
+  gst_zc::DeviceScope scope (priv->device_id);
+  if (!scope.ok ())
+    return NULL;
+  if (!priv->staging &&
+      !GST_ZC_CUDA_OK (cudaHostAlloc (&priv->staging, priv->block_size,
+              cudaHostAllocPortable)))
+    return NULL;
+  if (priv->fence_pending &&
+      !GST_ZC_CUDA_OK (cudaStreamWaitEvent (ts, priv->fence, 0)))
+    return NULL;
+  if (!GST_ZC_CUDA_OK (cudaMemcpyAsync (priv->staging, priv->device,
+              priv->block_size, cudaMemcpyDeviceToHost, ts)) ||
+      !GST_ZC_CUDA_OK (cudaEventRecord (priv->fence, ts)) ||
+      !GST_ZC_CUDA_OK (cudaEventSynchronize (priv->fence)))
+    return NULL;
+  priv->fence_pending = false;
+  return priv->staging;
+}
+
+/* A write map of device memory goes back at unmap; the fence orders the
+ * next GPU user after the copy, without blocking here. */
+static void
+unmap_device_memory (GstZcMemory * root)
+{
+  GstZcMemoryPrivate *priv = root->priv;
+  auto *alloc = (GstZcAllocator *) root->mem.allocator;
+  cudaStream_t ts = alloc->transfer_stream;
+
+  std::lock_guard < std::mutex > lk (priv->lock);
+  gst_zc::DeviceScope scope (priv->device_id);
+  if (scope.ok () &&
+      GST_ZC_CUDA_OK (cudaMemcpyAsync (priv->device, priv->staging,
+              priv->block_size, cudaMemcpyHostToDevice, ts)) &&
+      GST_ZC_CUDA_OK (cudaEventRecord (priv->fence, ts)))
+    priv->fence_pending = true;
+}
+#endif
+
 static gpointer
 gst_zc_memory_map_full (GstMemory * memory, GstMapInfo * info, gsize)
 {
   auto *mem = (GstZcMemory *) memory;
+  GstZcMemory *root = root_of (mem);
+  (void) info;
 
+#if GST_ZC_HAVE_CUDA
+  if (root->priv->type == GST_ZC_MEMORY_TYPE_DEVICE) {
+    gpointer p = map_device_memory (root);
+    if (!p)
+      GST_ERROR ("%p: could not copy device memory for the CPU", memory);
+    return p;
+  }
+#endif
   if (!gst_zc_memory_wait_cpu (mem)) {
     GST_ERROR ("%p: GPU work on this memory failed; refusing the CPU map",
         memory);
     return NULL;
   }
-  (void) info;
-  return root_of (mem)->priv->host;
+  return root->priv->host;
 }
 
 static void
-gst_zc_memory_unmap_full (GstMemory *, GstMapInfo *)
+gst_zc_memory_unmap_full (GstMemory * memory, GstMapInfo * info)
 {
+#if GST_ZC_HAVE_CUDA
+  GstZcMemory *root = root_of ((GstZcMemory *) memory);
+  if (root->priv->type == GST_ZC_MEMORY_TYPE_DEVICE &&
+      (info->flags & GST_MAP_WRITE))
+    unmap_device_memory (root);
+#else
+  (void) memory;
+  (void) info;
+#endif
 }
 
 static GstMemory *
@@ -760,13 +864,15 @@ gst_zc_memory_get_device_pointer (GstZcMemory * mem)
  * The CPU address of the memory's first byte, without any fence wait: only
  * for callers that order access themselves. Others map the memory.
  *
- * Returns: (transfer none): the host address
+ * Returns: (transfer none) (nullable): the host address, %NULL for device
+ *   memory (the CPU reaches it only by mapping)
  */
 gpointer
 gst_zc_memory_get_host_pointer (GstZcMemory * mem)
 {
   g_return_val_if_fail (gst_is_zc_memory ((GstMemory *) mem), NULL);
-  return root_of (mem)->priv->host + mem->mem.offset;
+  guint8 *host = root_of (mem)->priv->host;
+  return host ? host + mem->mem.offset : NULL;
 }
 
 /**

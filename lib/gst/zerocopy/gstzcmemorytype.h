@@ -18,6 +18,10 @@ G_BEGIN_DECLS
  *   prefetched to where it is used when the device allows it.
  * @GST_ZC_MEMORY_TYPE_SYSTEM: page-aligned host memory, processed by the CPU
  *   backend.
+ * @GST_ZC_MEMORY_TYPE_DEVICE: GPU memory (cudaMalloc): kernels run at device
+ *   bandwidth, the CPU sees it only through a pinned staging copy made at map
+ *   time. What a chain of GPU steps wants between its steps, and the
+ *   explicit-copy mode of zcupload/zcdownload.
  */
 typedef enum
 {
@@ -25,6 +29,7 @@ typedef enum
   GST_ZC_MEMORY_TYPE_MAPPED = 1,
   GST_ZC_MEMORY_TYPE_MANAGED = 2,
   GST_ZC_MEMORY_TYPE_SYSTEM = 3,
+  GST_ZC_MEMORY_TYPE_DEVICE = 4,
 } GstZcMemoryType;
 
 #define GST_TYPE_ZC_MEMORY_TYPE (gst_zc_memory_type_get_type ())

@@ -21,6 +21,15 @@ GST_START_TEST (test_filter_matches_cpu_reference_managed)
 
 GST_END_TEST;
 
+GST_START_TEST (test_filter_matches_cpu_reference_device)
+{
+  /* zcupload copies the frame into device memory with the copy engines,
+   * zcfilter works there, the test's map copies it back through staging */
+  zc_test_filter_setting_all_formats ((guint) __i__, "device");
+}
+
+GST_END_TEST;
+
 GST_START_TEST (test_filter_chain_runs_on_gpu_with_each_memory_type)
 {
   const gchar *types[] = { "mapped", "managed" };
@@ -65,6 +74,8 @@ zcfilter_gpu_suite (void)
   tcase_add_loop_test (tc, test_filter_matches_cpu_reference_mapped, 0,
       ZC_N_FILTER_SETTINGS);
   tcase_add_loop_test (tc, test_filter_matches_cpu_reference_managed, 0,
+      ZC_N_FILTER_SETTINGS);
+  tcase_add_loop_test (tc, test_filter_matches_cpu_reference_device, 0,
       ZC_N_FILTER_SETTINGS);
   tcase_add_test (tc, test_filter_chain_runs_on_gpu_with_each_memory_type);
   return s;
