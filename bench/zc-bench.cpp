@@ -704,8 +704,11 @@ set_bus_figures (Row &r, const LimitsMap &limits)
   auto li = limits.find (r.in.name), lo = limits.find (r.out.name);
   const bool have = li != limits.end () && lo != limits.end ();
   if (r.bus == Bus::ZC && r.backend == "cuda" && r.memory_type == "mapped") {
-    /* each zcfilter reads and writes the frame in place across the bus */
-    r.pcie_bytes = 2.0 * r.filters * in;
+    /* the first zcfilter reads the frame across the bus and the last
+     * writes it back (one filter: in place); between steps of a chain the
+     * frame stays in device memory (discrete GPU). Held against the bare
+     * in-place kernel, which uses both directions at once. */
+    r.pcie_bytes = in + out;
     if (have)
       r.limit_gbps = zc_bench::gigabytes_per_second (
           2.0 * in, li->second.mapped_in_place.median_ms);
