@@ -820,3 +820,66 @@ gst_zc_base_transform_copy_frame_gpu (GstZcBaseTransform * self,
   return FALSE;
 #endif
 }
+
+/* Whether @buf is one memory of device type */
+gboolean
+gst_zc_buffer_is_device_memory (GstBuffer * buf)
+{
+  GstMemory *m = gst_buffer_peek_memory (buf, 0);
+  return gst_buffer_n_memory (buf) == 1 && gst_is_zc_memory (m) &&
+      gst_zc_memory_get_memory_type ((GstZcMemory *) m) ==
+      GST_ZC_MEMORY_TYPE_DEVICE;
+}
+
+/**
+ * gst_zc_base_transform_copy_frame:
+ * @inbuf: a frame of the input caps
+ * @outbuf: a frame of the same format and size
+ *
+ * Copies @inbuf into @outbuf and counts it in the stats as a copy: with the
+ * copy engines, on the stream and fenced, when either side is device memory;
+ * otherwise on the CPU through frame maps (which wait on the fences),
+ * honouring both frames' strides.
+ *
+ * Returns: %GST_FLOW_OK, or %GST_FLOW_ERROR with an element error posted
+ */
+GstFlowReturn
+gst_zc_base_transform_copy_frame (GstZcBaseTransform * self,
+    GstBuffer * inbuf, GstBuffer * outbuf)
+{
+  auto *priv = get_priv (self);
+  GstVideoFrame in_frame, out_frame;
+
+  if (priv->stream && (gst_zc_buffer_is_device_memory (inbuf) ||
+          gst_zc_buffer_is_device_memory (outbuf))) {
+    if (!gst_zc_base_transform_copy_frame_gpu (self, inbuf, outbuf))
+      return GST_FLOW_ERROR;
+  } else {
+    if (!gst_video_frame_map (&in_frame, &priv->in_info, inbuf,
+            GST_MAP_READ)) {
+      GST_ELEMENT_ERROR (self, RESOURCE, READ,
+          ("Could not map the input frame for the CPU"),
+          ("%" GST_PTR_FORMAT "; GPU work on it may have failed, see "
+              "GST_DEBUG=zcmemory:2", inbuf));
+      return GST_FLOW_ERROR;
+    }
+    if (!gst_video_frame_map (&out_frame, &priv->out_info, outbuf,
+            GST_MAP_WRITE)) {
+      gst_video_frame_unmap (&in_frame);
+      GST_ELEMENT_ERROR (self, RESOURCE, WRITE,
+          ("Could not map the output frame"), (NULL));
+      return GST_FLOW_ERROR;
+    }
+    gboolean ok = gst_video_frame_copy (&out_frame, &in_frame);
+    gst_video_frame_unmap (&out_frame);
+    gst_video_frame_unmap (&in_frame);
+    if (!ok) {
+      GST_ELEMENT_ERROR (self, STREAM, FAILED, ("Could not copy the frame"),
+          (NULL));
+      return GST_FLOW_ERROR;
+    }
+  }
+  gst_zc_base_transform_count_buffer (self,
+      GST_VIDEO_INFO_SIZE (&priv->out_info));
+  return GST_FLOW_OK;
+}

@@ -53,8 +53,12 @@ gboolean gst_zc_base_transform_propose_zc_pool (GstZcBaseTransform * self,
 
 gboolean gst_zc_base_transform_copy_frame_gpu (GstZcBaseTransform * self,
     GstBuffer * inbuf, GstBuffer * outbuf);
+GstFlowReturn gst_zc_base_transform_copy_frame (GstZcBaseTransform * self,
+    GstBuffer * inbuf, GstBuffer * outbuf);
 
 GstCaps * gst_zc_caps_with_feature (GstCaps * caps, const gchar * feature);
+
+gboolean gst_zc_buffer_is_device_memory (GstBuffer * buf);
 
 /* Plane geometry as kernels and copies see it */
 void gst_zc_video_plane_layout (GstBuffer * buf, const GstVideoInfo * info,

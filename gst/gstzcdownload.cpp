@@ -89,15 +89,6 @@ gst_zc_download_propose_allocation (GstBaseTransform * trans, GstQuery *,
       gst_zc_base_transform_get_memory_type (base));
 }
 
-static gboolean
-is_device_frame (GstBuffer * buf)
-{
-  GstMemory *m = gst_buffer_peek_memory (buf, 0);
-  return gst_buffer_n_memory (buf) == 1 && gst_is_zc_memory (m) &&
-      gst_zc_memory_get_memory_type ((GstZcMemory *) m) ==
-      GST_ZC_MEMORY_TYPE_DEVICE;
-}
-
 /* Packed frames of mapped memory: no video meta, so any consumer reads them */
 static GstFlowReturn
 acquire_staging (GstZcDownload * self, GstBuffer ** outbuf)
@@ -170,7 +161,7 @@ gst_zc_download_prepare_output_buffer (GstBaseTransform * trans,
 {
   auto *self = GST_ZC_DOWNLOAD (trans);
 
-  if (is_device_frame (inbuf) &&
+  if (gst_zc_buffer_is_device_memory (inbuf) &&
       gst_zc_base_transform_uses_gpu (GST_ZC_BASE_TRANSFORM (trans))) {
     GstFlowReturn ret = acquire_staging (self, outbuf);
     if (ret == GST_FLOW_OK)
@@ -192,50 +183,15 @@ gst_zc_download_transform (GstBaseTransform * trans, GstBuffer * inbuf,
     GstBuffer * outbuf)
 {
   auto *base = GST_ZC_BASE_TRANSFORM (trans);
-  GstVideoFrame in_frame, out_frame;
 
   if (inbuf == outbuf) {
     gst_zc_base_transform_count_buffer (base, 0);
     return GST_FLOW_OK;
   }
-
-  /* Out of device memory: the copy engines, on the stream, fenced; the
-   * consumer's map waits on the fence */
-  if (is_device_frame (inbuf) && gst_zc_base_transform_uses_gpu (base)) {
-    if (!gst_zc_base_transform_copy_frame_gpu (base, inbuf, outbuf))
-      return GST_FLOW_ERROR;
-    gst_zc_base_transform_count_buffer (base,
-        GST_VIDEO_INFO_SIZE (gst_zc_base_transform_get_out_info (base)));
-    return GST_FLOW_OK;
-  }
-
-  /* Repack for a consumer that cannot read padded rows. The map waits on
-   * the GPU fence. */
-  if (!gst_video_frame_map (&in_frame,
-          gst_zc_base_transform_get_in_info (base), inbuf, GST_MAP_READ)) {
-    GST_ELEMENT_ERROR (trans, RESOURCE, READ,
-        ("Could not map the frame for the CPU"),
-        ("the GPU work on it may have failed; see GST_DEBUG=zcmemory:2"));
-    return GST_FLOW_ERROR;
-  }
-  if (!gst_video_frame_map (&out_frame,
-          gst_zc_base_transform_get_out_info (base), outbuf, GST_MAP_WRITE)) {
-    gst_video_frame_unmap (&in_frame);
-    GST_ELEMENT_ERROR (trans, RESOURCE, WRITE,
-        ("Could not map the output buffer"), (NULL));
-    return GST_FLOW_ERROR;
-  }
-  gboolean ok = gst_video_frame_copy (&out_frame, &in_frame);
-  gst_video_frame_unmap (&out_frame);
-  gst_video_frame_unmap (&in_frame);
-  if (!ok) {
-    GST_ELEMENT_ERROR (trans, STREAM, FAILED, ("Could not repack the frame"),
-        (NULL));
-    return GST_FLOW_ERROR;
-  }
-  gst_zc_base_transform_count_buffer (base,
-      GST_VIDEO_INFO_SIZE (gst_zc_base_transform_get_out_info (base)));
-  return GST_FLOW_OK;
+  /* Device memory out into pinned memory with the copy engines (the
+   * consumer's map waits on the fence), or a repack on the CPU for a
+   * consumer that cannot read padded rows */
+  return gst_zc_base_transform_copy_frame (base, inbuf, outbuf);
 }
 
 static gboolean

@@ -134,48 +134,14 @@ gst_zc_upload_transform (GstBaseTransform * trans, GstBuffer * inbuf,
     GstBuffer * outbuf)
 {
   auto *base = GST_ZC_BASE_TRANSFORM (trans);
-  GstVideoFrame in_frame, out_frame;
 
   if (inbuf == outbuf) {
     gst_zc_base_transform_count_buffer (base, 0);
     return GST_FLOW_OK;
   }
-
-  /* Into device memory: the copy engines, on the stream, fenced */
-  if (gst_zc_base_transform_get_pool_memory_type (base) ==
-      GST_ZC_MEMORY_TYPE_DEVICE) {
-    if (!gst_zc_base_transform_copy_frame_gpu (base, inbuf, outbuf))
-      return GST_FLOW_ERROR;
-    gst_zc_base_transform_count_buffer (base,
-        GST_VIDEO_INFO_SIZE (gst_zc_base_transform_get_in_info (base)));
-    return GST_FLOW_OK;
-  }
-
-  if (!gst_video_frame_map (&in_frame,
-          gst_zc_base_transform_get_in_info (base), inbuf, GST_MAP_READ)) {
-    GST_ELEMENT_ERROR (trans, STREAM, FAILED, ("Could not map input frame"),
-        ("%" GST_PTR_FORMAT, inbuf));
-    return GST_FLOW_ERROR;
-  }
-  if (!gst_video_frame_map (&out_frame,
-          gst_zc_base_transform_get_out_info (base), outbuf, GST_MAP_WRITE)) {
-    gst_video_frame_unmap (&in_frame);
-    GST_ELEMENT_ERROR (trans, STREAM, FAILED,
-        ("Could not map a zero-copy pool buffer"), (NULL));
-    return GST_FLOW_ERROR;
-  }
-  gboolean ok = gst_video_frame_copy (&out_frame, &in_frame);
-  gst_video_frame_unmap (&out_frame);
-  gst_video_frame_unmap (&in_frame);
-  if (!ok) {
-    GST_ELEMENT_ERROR (trans, STREAM, FAILED, ("Could not copy the frame"),
-        (NULL));
-    return GST_FLOW_ERROR;
-  }
-
-  gst_zc_base_transform_count_buffer (base,
-      GST_VIDEO_INFO_SIZE (gst_zc_base_transform_get_in_info (base)));
-  return GST_FLOW_OK;
+  /* A foreign frame into our pool: on the CPU into mapped memory, with the
+   * copy engines into device memory */
+  return gst_zc_base_transform_copy_frame (base, inbuf, outbuf);
 }
 
 static void
