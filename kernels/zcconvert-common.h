@@ -1,0 +1,695 @@
+/* gst-zerocopy: the per-block step shared by the CPU and CUDA conversions.
+ * SPDX-License-Identifier: LGPL-2.1-or-later
+ *
+ * Private to kernels/. zcconvert.cpp builds a Plan on the host (formats,
+ * integer colour matrix, geometry); both backends then call convert_block()
+ * for every output block, so they cannot drift apart. Integer arithmetic
+ * only: the results do not depend on the compiler's floating-point
+ * contraction.
+ */
+#ifndef GST_ZC_KERNELS_CONVERT_COMMON_H
+#define GST_ZC_KERNELS_CONVERT_COMMON_H
+
+#include <cstddef>
+#include <cstdint>
+
+#include "zcconvert.h"
+
+#ifndef ZC_HD
+#ifdef __CUDACC__
+#define ZC_HD __host__ __device__
+#else
+#define ZC_HD
+#endif
+#endif
+
+namespace zc {
+namespace detail {
+
+enum FmtKind : uint8_t {
+  kPackedRgb,  /* 3 or 4 bytes per pixel, off[] = R, G, B, A/x (-1: none) */
+  kGray,       /* 1 or 2 bytes per pixel */
+  kPlanarYuv,  /* Y, U, V planes; off[1] / off[2] = plane of U / V */
+  kSemiYuv,    /* Y plane, interleaved chroma plane; off[1] / off[2] =
+                  byte of U / V in a chroma pair */
+  kPacked422,  /* 4-byte macropixels; off[] = Y0, U, Y1, V */
+};
+
+enum Wide10 : uint8_t { kNot10, k10Msb, k10Lsb };
+
+struct FmtInfo
+{
+  uint8_t kind;
+  uint8_t bits;    /* unpack depth: 8 or 16 */
+  uint8_t pstride; /* bytes per pixel (packed rgb, gray) or per sample */
+  uint8_t ws, hs;  /* log2 chroma subsampling */
+  uint8_t wide10;
+  int8_t off[4];
+};
+
+ZC_HD inline FmtInfo
+fmt_info(PixFmt f)
+{
+  switch (f) {
+  case PixFmt::RGBA: return {kPackedRgb, 8, 4, 0, 0, kNot10, {0, 1, 2, 3}};
+  case PixFmt::BGRA: return {kPackedRgb, 8, 4, 0, 0, kNot10, {2, 1, 0, 3}};
+  case PixFmt::RGBx: return {kPackedRgb, 8, 4, 0, 0, kNot10, {0, 1, 2, 3}};
+  case PixFmt::BGRx: return {kPackedRgb, 8, 4, 0, 0, kNot10, {2, 1, 0, 3}};
+  case PixFmt::ARGB: return {kPackedRgb, 8, 4, 0, 0, kNot10, {1, 2, 3, 0}};
+  case PixFmt::ABGR: return {kPackedRgb, 8, 4, 0, 0, kNot10, {3, 2, 1, 0}};
+  case PixFmt::xRGB: return {kPackedRgb, 8, 4, 0, 0, kNot10, {1, 2, 3, 0}};
+  case PixFmt::xBGR: return {kPackedRgb, 8, 4, 0, 0, kNot10, {3, 2, 1, 0}};
+  case PixFmt::RGB: return {kPackedRgb, 8, 3, 0, 0, kNot10, {0, 1, 2, -1}};
+  case PixFmt::BGR: return {kPackedRgb, 8, 3, 0, 0, kNot10, {2, 1, 0, -1}};
+  case PixFmt::GRAY8: return {kGray, 8, 1, 0, 0, kNot10, {0, 0, 0, 0}};
+  case PixFmt::GRAY16_LE: return {kGray, 16, 2, 0, 0, kNot10, {0, 0, 0, 0}};
+  case PixFmt::NV12: return {kSemiYuv, 8, 1, 1, 1, kNot10, {0, 0, 1, 0}};
+  case PixFmt::NV21: return {kSemiYuv, 8, 1, 1, 1, kNot10, {0, 1, 0, 0}};
+  case PixFmt::I420: return {kPlanarYuv, 8, 1, 1, 1, kNot10, {0, 1, 2, 0}};
+  case PixFmt::YV12: return {kPlanarYuv, 8, 1, 1, 1, kNot10, {0, 2, 1, 0}};
+  case PixFmt::Y42B: return {kPlanarYuv, 8, 1, 1, 0, kNot10, {0, 1, 2, 0}};
+  case PixFmt::Y444: return {kPlanarYuv, 8, 1, 0, 0, kNot10, {0, 1, 2, 0}};
+  case PixFmt::YUY2: return {kPacked422, 8, 2, 1, 0, kNot10, {0, 1, 2, 3}};
+  case PixFmt::UYVY: return {kPacked422, 8, 2, 1, 0, kNot10, {1, 0, 3, 2}};
+  case PixFmt::P010_10LE:
+    return {kSemiYuv, 16, 2, 1, 1, k10Msb, {0, 0, 1, 0}};
+  case PixFmt::I420_10LE:
+    return {kPlanarYuv, 16, 2, 1, 1, k10Lsb, {0, 1, 2, 0}};
+  }
+  return {kPackedRgb, 8, 4, 0, 0, kNot10, {0, 1, 2, 3}};
+}
+
+ZC_HD inline bool
+fmt_is_yuv(const FmtInfo &f)
+{
+  return f.kind != kPackedRgb;
+}
+
+/* Everything a block needs, passed by value to the kernel. */
+struct Plan
+{
+  FmtInfo si, di;
+  const uint8_t *sp[3];
+  size_t ss[3];
+  int sw, sh;
+  uint8_t *dp[3];
+  size_t ds[3];
+  int dw, dh;
+
+  int depth;       /* working depth of the matrix step: 8 or 16 */
+  int matrix_mode; /* MatrixMode */
+  int64_t m[3][4]; /* rint(2^mshift * coefficient) */
+  int mshift;      /* 8, or 16 with point effects */
+  /* Gamma (kMatrixGamma): m takes source code values to 16-bit effect
+   * Y'CbCr (Y 0..65535, Cb/Cr signed, 65535 per unit), the luma goes
+   * through the curve gamma_lut samples at i / 255, m2 takes the result to
+   * the destination. */
+  int64_t m2[3][4];
+  uint16_t gamma_lut[256];
+  int chroma_up;   /* upsample subsampled source chroma (else replicate) */
+  int chroma_down; /* average a block's chroma (else take its first pixel) */
+
+  /* Geometry: the cropped source (cx, cy, cw, ch); its size once oriented
+   * (ow, oh); the destination rectangle (rx, ry, rw, rh). */
+  int cx, cy, cw, ch;
+  int orient;
+  int linear; /* 1: linear filter (scaling with Sampling::Bilinear) */
+  int ow, oh;
+  int rx, ry, rw, rh;
+  uint32_t border[4]; /* at the destination's unpack depth */
+
+  int blocks_x, blocks_y;
+};
+
+struct Px
+{
+  uint32_t c[4]; /* Y/R, U/G, V/B, A */
+};
+
+ZC_HD inline uint32_t
+rd16(const uint8_t *p)
+{
+  return uint32_t(p[0]) | (uint32_t(p[1]) << 8);
+}
+
+ZC_HD inline void
+wr16(uint8_t *p, uint32_t v)
+{
+  p[0] = uint8_t(v);
+  p[1] = uint8_t(v >> 8);
+}
+
+/* A sample of a YUV plane, widened to the unpack depth. */
+ZC_HD inline uint32_t
+rd_sample(const FmtInfo &f, const uint8_t *p)
+{
+  if (f.bits == 8)
+    return *p;
+  uint32_t v = rd16(p);
+  if (f.wide10 == k10Lsb) {
+    v &= 0x3ffu;
+    return (v << 6) | (v >> 4);
+  }
+  if (f.wide10 == k10Msb)
+    return v | (v >> 10); /* the low 6 bits are not masked, as GStreamer */
+  return v;
+}
+
+/* Chroma of chroma sample (k, r), not interpolated. */
+ZC_HD inline void
+chroma_raw(const Plan &P, int k, int r, uint32_t *u, uint32_t *v)
+{
+  const FmtInfo &f = P.si;
+  switch (f.kind) {
+  case kPlanarYuv: {
+    const uint8_t *pu = P.sp[f.off[1]] + (size_t)r * P.ss[f.off[1]];
+    const uint8_t *pv = P.sp[f.off[2]] + (size_t)r * P.ss[f.off[2]];
+    *u = rd_sample(f, pu + (size_t)k * f.pstride);
+    *v = rd_sample(f, pv + (size_t)k * f.pstride);
+    break;
+  }
+  case kSemiYuv: {
+    const uint8_t *p = P.sp[1] + (size_t)r * P.ss[1] + (size_t)k * 2 * f.pstride;
+    *u = rd_sample(f, p + f.off[1] * f.pstride);
+    *v = rd_sample(f, p + f.off[2] * f.pstride);
+    break;
+  }
+  case kPacked422: {
+    const uint8_t *p = P.sp[0] + (size_t)r * P.ss[0] + (size_t)k * 4;
+    *u = p[f.off[1]];
+    *v = p[f.off[3]];
+    break;
+  }
+  default:
+    *u = *v = 1u << (f.bits - 1);
+    break;
+  }
+}
+
+/* The 2x interstitial upsampling filters of GStreamer's video-chroma.c. */
+ZC_HD inline uint32_t
+filt31(uint32_t a, uint32_t b)
+{
+  return (3 * a + b + 2) >> 2;
+}
+
+/* Output position x of a 2x upsampled line of n = (w + 1) / 2 samples: the
+ * two input samples it is made of and whether it is a blend (and which
+ * way). Pixel 0, and pixel w-1 when w is even, repeat the edge sample. */
+struct Taps
+{
+  int a, b;
+  int mode; /* 0: sample a; 1: (3a + b) / 4; 2: (a + 3b) / 4 */
+};
+
+ZC_HD inline Taps
+up2_taps(int x, int w)
+{
+  if (x == 0)
+    return {0, 0, 0};
+  if (x & 1) {
+    int k = (x - 1) >> 1;
+    if (x < w - 1)
+      return {k, k + 1, 1};
+    return {k, k, 0};
+  }
+  return {(x >> 1) - 1, x >> 1, 2};
+}
+
+ZC_HD inline uint32_t
+blend(const Taps &t, uint32_t a, uint32_t b)
+{
+  return t.mode == 0 ? a : (t.mode == 1 ? filt31(a, b) : filt31(b, a));
+}
+
+/* Horizontally upsampled chroma of chroma row r at pixel column x. */
+ZC_HD inline void
+chroma_row(const Plan &P, int r, int x, uint32_t *u, uint32_t *v)
+{
+  if (!P.si.ws) {
+    chroma_raw(P, x, r, u, v);
+    return;
+  }
+  Taps t = up2_taps(x, P.sw);
+  uint32_t ua, va, ub, vb;
+  chroma_raw(P, t.a, r, &ua, &va);
+  if (t.mode == 0) {
+    *u = ua;
+    *v = va;
+    return;
+  }
+  chroma_raw(P, t.b, r, &ub, &vb);
+  *u = blend(t, ua, ub);
+  *v = blend(t, va, vb);
+}
+
+/* One source pixel at the source's unpack depth, chroma upsampled. */
+ZC_HD inline Px
+fetch(const Plan &P, int x, int y)
+{
+  const FmtInfo &f = P.si;
+  Px o;
+  const uint32_t maxv = f.bits == 8 ? 0xffu : 0xffffu;
+  o.c[3] = maxv;
+
+  if (f.kind == kPackedRgb) {
+    const uint8_t *p = P.sp[0] + (size_t)y * P.ss[0] + (size_t)x * f.pstride;
+    o.c[0] = p[f.off[0]];
+    o.c[1] = p[f.off[1]];
+    o.c[2] = p[f.off[2]];
+    if (f.off[3] >= 0)
+      o.c[3] = p[f.off[3]];
+    return o;
+  }
+
+  const uint8_t *row = P.sp[0] + (size_t)y * P.ss[0];
+  if (f.kind == kPacked422)
+    o.c[0] = row[(size_t)(x >> 1) * 4 + f.off[(x & 1) * 2]];
+  else
+    o.c[0] = rd_sample(f, row + (size_t)x * f.pstride);
+
+  if (f.kind == kGray) {
+    o.c[1] = o.c[2] = 1u << (f.bits - 1);
+    return o;
+  }
+
+  if (!P.chroma_up) {
+    chroma_raw(P, x >> f.ws, y >> f.hs, &o.c[1], &o.c[2]);
+    return o;
+  }
+  if (!f.hs) {
+    chroma_row(P, y, x, &o.c[1], &o.c[2]);
+    return o;
+  }
+  Taps t = up2_taps(y, P.sh);
+  uint32_t ua, va, ub, vb;
+  chroma_row(P, t.a, x, &ua, &va);
+  if (t.mode == 0) {
+    o.c[1] = ua;
+    o.c[2] = va;
+    return o;
+  }
+  chroma_row(P, t.b, x, &ub, &vb);
+  o.c[1] = blend(t, ua, ub);
+  o.c[2] = blend(t, va, vb);
+  return o;
+}
+
+/* Pixel (a, b) of the oriented, cropped source -> pixel of the source,
+ * with videoflip's mapping. */
+ZC_HD inline void
+orient_to_source(const Plan &P, int a, int b, int *sx, int *sy)
+{
+  const int W = P.cw, H = P.ch;
+  int x, y;
+  switch (P.orient) {
+  case (int)Orientation::Rotate90R: x = b; y = H - 1 - a; break;
+  case (int)Orientation::Rotate180: x = W - 1 - a; y = H - 1 - b; break;
+  case (int)Orientation::Rotate90L: x = W - 1 - b; y = a; break;
+  case (int)Orientation::FlipH: x = W - 1 - a; y = b; break;
+  case (int)Orientation::FlipV: x = a; y = H - 1 - b; break;
+  case (int)Orientation::UL_LR: x = b; y = a; break;
+  case (int)Orientation::UR_LL: x = W - 1 - b; y = H - 1 - a; break;
+  default: x = a; y = b; break;
+  }
+  *sx = P.cx + x;
+  *sy = P.cy + y;
+}
+
+/* Nearest: the oriented source pixel under the centre of output pixel u
+ * (in an output of n pixels over a source of m), as GStreamer's nearest
+ * resampler picks it. */
+ZC_HD inline int
+nearest_index(int u, int n, int m)
+{
+  return (int)(((int64_t)(2 * u + 1) * m) / (2 * (int64_t)n));
+}
+
+/* Linear filter taps of output pixel u (n outputs over m inputs), in
+ * integers so that both backends agree bit for bit. In units of 1/(2n)
+ * source pixels the centre of u sits at c = (2u + 1) m - n and source
+ * pixel k at 2nk. As GStreamer's linear resampler (video-resampler.c), the
+ * filter has T = max(2, ceil(2m / n)) taps and is a triangle T/2 source
+ * pixels wide: weight(k) = max(0, S - |c - 2nk|) with S = T n. */
+struct LinearTaps
+{
+  int64_t c, S, step;
+  int k0, k1; /* taps k0..k1 inclusive (before clamping to the edge) */
+};
+
+ZC_HD inline LinearTaps
+linear_taps(int u, int n, int m)
+{
+  LinearTaps t;
+  t.step = 2 * (int64_t)n;
+  t.c = (int64_t)(2 * u + 1) * m - n;
+  const int64_t taps = m > n ? (2 * (int64_t)m + n - 1) / n : 2;
+  t.S = (taps < 2 ? 2 : taps) * (int64_t)n;
+  /* k with |c - step k| < S: (c - S) / step < k < (c + S) / step. */
+  int64_t lo = t.c - t.S, hi = t.c + t.S;
+  /* floor division for possibly negative lo */
+  int64_t k0 = lo >= 0 ? lo / t.step : -((-lo + t.step - 1) / t.step);
+  t.k0 = (int)(k0 + 1);
+  t.k1 = (int)((hi - 1) / t.step);
+  if (hi - 1 < 0)
+    t.k1 = -1;
+  return t;
+}
+
+ZC_HD inline int64_t
+linear_weight(const LinearTaps &t, int k)
+{
+  int64_t d = t.c - t.step * k;
+  d = d < 0 ? -d : d;
+  return d < t.S ? t.S - d : 0;
+}
+
+ZC_HD inline int
+clamp_index(int k, int m)
+{
+  return k < 0 ? 0 : (k >= m ? m - 1 : k);
+}
+
+/* Bilinear (area-aware when shrinking) sample at output pixel (u, v) of
+ * the destination rectangle, at the source's unpack depth, rounded to
+ * nearest once at the end. Edge pixels are repeated. */
+ZC_HD inline Px
+sample_linear(const Plan &P, int u, int v)
+{
+  const LinearTaps tx = linear_taps(u, P.rw, P.ow);
+  const LinearTaps ty = linear_taps(v, P.rh, P.oh);
+  int64_t acc[4] = {0, 0, 0, 0};
+  int64_t wsum_x = 0, wsum_y = 0;
+  for (int kx = tx.k0; kx <= tx.k1; kx++)
+    wsum_x += linear_weight(tx, kx);
+  for (int ky = ty.k0; ky <= ty.k1; ky++) {
+    const int64_t wy = linear_weight(ty, ky);
+    if (!wy)
+      continue;
+    wsum_y += wy;
+    const int b = clamp_index(ky, P.oh);
+    for (int kx = tx.k0; kx <= tx.k1; kx++) {
+      const int64_t w = linear_weight(tx, kx) * wy;
+      if (!w)
+        continue;
+      int sx, sy;
+      orient_to_source(P, clamp_index(kx, P.ow), b, &sx, &sy);
+      const Px s = fetch(P, sx, sy);
+      for (int i = 0; i < 4; i++)
+        acc[i] += w * s.c[i];
+    }
+  }
+  const int64_t W = wsum_x * wsum_y;
+  Px o;
+  for (int i = 0; i < 4; i++)
+    o.c[i] = (uint32_t)((acc[i] + W / 2) / W);
+  return o;
+}
+
+enum MatrixMode {
+  kMatrixNone,     /* same matrix (or both RGB): only the depth changes */
+  kMatrixFloor,    /* (sum + offset) >> 8, clamped */
+  kMatrixOrc8,     /* GStreamer's ORC 8-bit matrix (see below), used when
+                      the result may leave 0..255 */
+  kMatrixAyuvArgb, /* GStreamer's 8-bit Y'CbCr -> R'G'B' (see below) */
+  kMatrixGamma,    /* effects with gamma: two matrices around a luma LUT */
+};
+
+ZC_HD inline Px
+apply_matrix(const Plan &P, const Px &s)
+{
+  const int64_t maxv = P.depth == 8 ? 0xff : 0xffff;
+  Px t = s;
+  for (int i = 0; i < 3; i++) {
+    int64_t acc = (int64_t)P.m[i][0] * s.c[0] + (int64_t)P.m[i][1] * s.c[1]
+                  + (int64_t)P.m[i][2] * s.c[2];
+    /* >> on a negative value: arithmetic (floor) with every compiler that
+     * CUDA supports, and required so since C++20. */
+    acc = (acc + P.m[i][3]) >> P.mshift;
+    t.c[i] = (uint32_t)(acc < 0 ? 0 : (acc > maxv ? maxv : acc));
+  }
+  return t;
+}
+
+/* 16-bit lanes of GStreamer's ORC 8-bit matrix steps (video_orc_matrix8,
+ * and video_orc_convert_AYUV_ARGB for Y'CbCr -> R'G'B'): each component
+ * minus 128 as a signed byte, splatted to a 16-bit word (b << 8 | b),
+ * multiplied keeping the high half (mulhsw), summed with 16-bit
+ * wrap-around, saturated to a signed byte, plus 128. The offsets of the
+ * matrix are not used (with a limited range side this lands a code value
+ * or two away from the exact result; it is what videoconvert outputs). */
+ZC_HD inline int32_t
+orc_splat(uint32_t v)
+{
+  const uint32_t b = (v - 128u) & 0xffu;
+  return (int32_t)(int16_t)(uint16_t)((b << 8) | b);
+}
+
+ZC_HD inline int32_t
+orc_mulhsw(int32_t a, int32_t b)
+{
+  return (int32_t)(int16_t)((a * b) >> 16);
+}
+
+ZC_HD inline uint32_t
+orc_sat(int32_t w)
+{
+  w = (int32_t)(int16_t)w;
+  w = w < -128 ? -128 : (w > 127 ? 127 : w);
+  return (uint32_t)(w + 128);
+}
+
+ZC_HD inline Px
+apply_ayuv_argb(const Plan &P, const Px &s)
+{
+  const int32_t p1 = (int16_t)P.m[0][0], p2 = (int16_t)P.m[0][2],
+                p3 = (int16_t)P.m[2][1], p4 = (int16_t)P.m[1][1],
+                p5 = (int16_t)P.m[1][2];
+  const int32_t wy = orc_mulhsw(orc_splat(s.c[0]), p1);
+  const int32_t wu = orc_splat(s.c[1]), wv = orc_splat(s.c[2]);
+  Px t = s;
+  t.c[0] = orc_sat(wy + orc_mulhsw(wv, p2));
+  t.c[2] = orc_sat(wy + orc_mulhsw(wu, p3));
+  t.c[1] = orc_sat((int32_t)(int16_t)(wy + orc_mulhsw(wu, p4))
+                   + orc_mulhsw(wv, p5));
+  return t;
+}
+
+ZC_HD inline Px
+apply_orc_matrix8(const Plan &P, const Px &s)
+{
+  const int32_t w[3] = {orc_splat(s.c[0]), orc_splat(s.c[1]),
+                        orc_splat(s.c[2])};
+  Px t = s;
+  for (int i = 0; i < 3; i++) {
+    int32_t acc = 0;
+    for (int j = 0; j < 3; j++)
+      acc = (int32_t)(int16_t)(acc + orc_mulhsw(w[j], (int16_t)P.m[i][j]));
+    t.c[i] = orc_sat(acc);
+  }
+  return t;
+}
+
+ZC_HD inline Px
+apply_gamma_effects(const Plan &P, const Px &s)
+{
+  int64_t e[3];
+  for (int i = 0; i < 3; i++)
+    e[i] = (P.m[i][0] * s.c[0] + P.m[i][1] * s.c[1] + P.m[i][2] * s.c[2]
+            + P.m[i][3])
+           >> 16;
+  /* Luma clamped to 0..1, through the curve: 255 straight segments
+   * between the table's points. */
+  const int64_t y = e[0] < 0 ? 0 : (e[0] > 65535 ? 65535 : e[0]);
+  const int64_t pos = y * 255;
+  const int64_t i = pos / 65535, f = pos - i * 65535;
+  const int64_t l0 = P.gamma_lut[i];
+  const int64_t l1 = P.gamma_lut[i < 255 ? i + 1 : 255];
+  e[0] = l0 + ((l1 - l0) * f + (l1 >= l0 ? 32767 : -32767)) / 65535;
+  const int64_t maxv = P.depth == 8 ? 0xff : 0xffff;
+  Px t = s;
+  for (int i = 0; i < 3; i++) {
+    int64_t acc = (P.m2[i][0] * e[0] + P.m2[i][1] * e[1] + P.m2[i][2] * e[2]
+                   + P.m2[i][3])
+                  >> 16;
+    t.c[i] = (uint32_t)(acc < 0 ? 0 : (acc > maxv ? maxv : acc));
+  }
+  return t;
+}
+
+/* Destination pixel (x, y) at the destination's unpack depth. */
+ZC_HD inline Px
+out_pixel(const Plan &P, int x, int y)
+{
+  Px o;
+  const int u = x - P.rx, v = y - P.ry;
+  if (u < 0 || v < 0 || u >= P.rw || v >= P.rh) {
+    for (int i = 0; i < 4; i++)
+      o.c[i] = P.border[i];
+    return o;
+  }
+  Px s;
+  if (P.linear) {
+    s = sample_linear(P, u, v);
+  } else {
+    int sx, sy;
+    orient_to_source(P, nearest_index(u, P.rw, P.ow),
+                     nearest_index(v, P.rh, P.oh), &sx, &sy);
+    s = fetch(P, sx, sy);
+  }
+
+  if (P.depth == 16 && P.si.bits == 8) {
+    for (int i = 0; i < 4; i++)
+      s.c[i] = (s.c[i] << 8) | s.c[i];
+  }
+  switch (P.matrix_mode) {
+  case kMatrixFloor:
+    s = apply_matrix(P, s);
+    break;
+  case kMatrixOrc8:
+    s = apply_orc_matrix8(P, s);
+    break;
+  case kMatrixAyuvArgb:
+    s = apply_ayuv_argb(P, s);
+    break;
+  case kMatrixGamma:
+    s = apply_gamma_effects(P, s);
+    break;
+  default:
+    break;
+  }
+  if (P.depth == 16 && P.di.bits == 8) {
+    for (int i = 0; i < 4; i++)
+      s.c[i] >>= 8;
+  }
+  return s;
+}
+
+/* A sample at the destination's unpack depth -> its stored form. */
+ZC_HD inline void
+wr_sample(const FmtInfo &f, uint8_t *p, uint32_t v)
+{
+  if (f.bits == 8)
+    *p = uint8_t(v);
+  else if (f.wide10 == k10Lsb)
+    wr16(p, v >> 6);
+  else if (f.wide10 == k10Msb)
+    wr16(p, v & 0xffc0u);
+  else
+    wr16(p, v);
+}
+
+ZC_HD inline uint32_t
+avg2(uint32_t a, uint32_t b)
+{
+  return (a + b + 1) >> 1;
+}
+
+/* Output block (bx, by): 1x1 pixel, 2x1 (4:2:2) or 2x2 (4:2:0). */
+ZC_HD inline void
+convert_block(const Plan &P, int bx, int by)
+{
+  const FmtInfo &f = P.di;
+  const int bw = 1 << f.ws, bh = 1 << f.hs;
+  const int x0 = bx * bw, y0 = by * bh;
+  Px px[2][2];
+  bool have[2][2] = {{false, false}, {false, false}};
+
+  for (int j = 0; j < bh; j++) {
+    for (int i = 0; i < bw; i++) {
+      const int x = x0 + i, y = y0 + j;
+      if (x >= P.dw || y >= P.dh)
+        continue;
+      have[j][i] = true;
+      Px s = out_pixel(P, x, y);
+      px[j][i] = s;
+
+      uint8_t *row = P.dp[0] + (size_t)y * P.ds[0];
+      switch (f.kind) {
+      case kPackedRgb: {
+        uint8_t *p = row + (size_t)x * f.pstride;
+        p[f.off[0]] = uint8_t(s.c[0]);
+        p[f.off[1]] = uint8_t(s.c[1]);
+        p[f.off[2]] = uint8_t(s.c[2]);
+        /* As GStreamer does, the padding byte of xRGB-like formats
+         * carries the alpha channel (0xff unless the source has one). */
+        if (f.off[3] >= 0)
+          p[f.off[3]] = uint8_t(s.c[3]);
+        break;
+      }
+      case kPacked422: {
+        uint8_t *p = row + (size_t)(x >> 1) * 4;
+        p[f.off[(x & 1) * 2]] = uint8_t(s.c[0]);
+        /* Odd width: the last macropixel's second luma repeats the first. */
+        if (!(x & 1) && x + 1 == P.dw)
+          p[f.off[2]] = uint8_t(s.c[0]);
+        break;
+      }
+      default:
+        wr_sample(f, row + (size_t)x * f.pstride, s.c[0]);
+        break;
+      }
+    }
+  }
+
+  if (f.kind == kPackedRgb || f.kind == kGray)
+    return;
+
+  /* Chroma: rows first, then columns; a missing row or column is not
+   * averaged in. */
+  uint32_t cu[2], cv[2];
+  for (int i = 0; i < bw; i++) {
+    cu[i] = cv[i] = 0;
+    if (!have[0][i])
+      continue;
+    cu[i] = px[0][i].c[1];
+    cv[i] = px[0][i].c[2];
+    if (bh == 2 && have[1][i]) {
+      cu[i] = avg2(cu[i], px[1][i].c[1]);
+      cv[i] = avg2(cv[i], px[1][i].c[2]);
+    }
+  }
+  uint32_t u = cu[0], v = cv[0];
+  if (!P.chroma_down) {
+    /* Same subsampling on both sides: the block's first pixel. */
+    u = px[0][0].c[1];
+    v = px[0][0].c[2];
+  } else if (bw == 2 && have[0][1]) {
+    u = avg2(cu[0], cu[1]);
+    v = avg2(cv[0], cv[1]);
+  }
+
+  switch (f.kind) {
+  case kPlanarYuv: {
+    const size_t off = (size_t)bx * f.pstride;
+    wr_sample(f, P.dp[f.off[1]] + (size_t)by * P.ds[f.off[1]] + off, u);
+    wr_sample(f, P.dp[f.off[2]] + (size_t)by * P.ds[f.off[2]] + off, v);
+    break;
+  }
+  case kSemiYuv: {
+    uint8_t *p = P.dp[1] + (size_t)by * P.ds[1] + (size_t)bx * 2 * f.pstride;
+    wr_sample(f, p + f.off[1] * f.pstride, u);
+    wr_sample(f, p + f.off[2] * f.pstride, v);
+    break;
+  }
+  case kPacked422: {
+    uint8_t *p = P.dp[0] + (size_t)y0 * P.ds[0] + (size_t)bx * 4;
+    p[f.off[1]] = uint8_t(u);
+    p[f.off[3]] = uint8_t(v);
+    break;
+  }
+  default:
+    break;
+  }
+}
+
+enum PlanStatus { kPlanOk, kPlanInvalid, kPlanNotSupported };
+
+/* Validates the request and fills the plan (host only, zcconvert.cpp). */
+PlanStatus build_plan(const FrameDesc &src, const FrameDesc &dst,
+                      const ConvertParams &p, Plan *plan);
+
+} // namespace detail
+} // namespace zc
+
+#endif /* GST_ZC_KERNELS_CONVERT_COMMON_H */

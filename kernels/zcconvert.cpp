@@ -1,0 +1,579 @@
+/* gst-zerocopy: conversion plans and the CPU conversion.
+ * SPDX-License-Identifier: LGPL-2.1-or-later
+ */
+#include "zcconvert.h"
+#include "zcconvert-common.h"
+
+#include <cmath>
+#include <cstring>
+#include <thread>
+#include <vector>
+
+namespace zc {
+
+namespace {
+
+const char *const kNames[kNumPixFmts] = {
+  "RGBA", "BGRA", "RGBx", "BGRx", "ARGB", "ABGR", "xRGB", "xBGR", "RGB",
+  "BGR", "GRAY8", "GRAY16_LE", "NV12", "NV21", "I420", "YV12", "Y42B",
+  "Y444", "YUY2", "UYVY", "P010_10LE", "I420_10LE"};
+
+bool
+fmt_valid(PixFmt f)
+{
+  return (int)f >= 0 && (int)f < kNumPixFmts;
+}
+
+/* 4x4 affine colour matrices acting on column vectors (c0, c1, c2, 1). */
+struct Mat
+{
+  double m[4][4];
+};
+
+Mat
+mat_identity()
+{
+  Mat r;
+  for (int i = 0; i < 4; i++)
+    for (int j = 0; j < 4; j++)
+      r.m[i][j] = i == j ? 1.0 : 0.0;
+  return r;
+}
+
+/* a * b: b applied first. */
+Mat
+mat_mul(const Mat &a, const Mat &b)
+{
+  Mat r;
+  for (int i = 0; i < 4; i++) {
+    for (int j = 0; j < 4; j++) {
+      double s = 0.0;
+      for (int k = 0; k < 4; k++)
+        s += a.m[i][k] * b.m[k][j];
+      r.m[i][j] = s;
+    }
+  }
+  return r;
+}
+
+void
+kr_kb(Matrix mx, double *kr, double *kb)
+{
+  switch (mx) {
+  case Matrix::BT601: *kr = 0.299; *kb = 0.114; break;
+  case Matrix::BT2020: *kr = 0.2627; *kb = 0.0593; break;
+  default: *kr = 0.2126; *kb = 0.0722; break;
+  }
+}
+
+/* Offsets and scales of the code values at `depth` bits, as
+ * gst_video_color_range_offsets() gives them. */
+void
+range_of(bool yuv, bool full, int depth, double off[3], double scale[3])
+{
+  const double maxv = (double)((1 << depth) - 1);
+  if (!yuv) {
+    for (int i = 0; i < 3; i++) {
+      off[i] = 0.0;
+      scale[i] = maxv;
+    }
+    return;
+  }
+  off[1] = off[2] = (double)(1 << (depth - 1));
+  if (full) {
+    off[0] = 0.0;
+    scale[0] = scale[1] = scale[2] = maxv;
+  } else {
+    off[0] = (double)(1 << (depth - 4));
+    scale[0] = (double)(219 << (depth - 8));
+    scale[1] = scale[2] = (double)(224 << (depth - 8));
+  }
+}
+
+Mat
+mat_scale(double k)
+{
+  Mat r = mat_identity();
+  for (int i = 0; i < 3; i++)
+    r.m[i][i] = k;
+  return r;
+}
+
+/* Code values -> [0, 1] (and [-0.5, 0.5] for chroma), with the float
+ * reciprocals of GStreamer's compute_matrix_to_RGB(). */
+Mat
+mat_to_unit(bool yuv, bool full, int depth)
+{
+  double off[3], scale[3];
+  range_of(yuv, full, depth, off, scale);
+  Mat r = mat_identity();
+  for (int i = 0; i < 3; i++) {
+    const double k = (double)(1.0f / (float)scale[i]);
+    r.m[i][i] = k;
+    r.m[i][3] = -off[i] * k;
+  }
+  return r;
+}
+
+Mat
+mat_from_unit(bool yuv, bool full, int depth)
+{
+  double off[3], scale[3];
+  range_of(yuv, full, depth, off, scale);
+  Mat r = mat_identity();
+  for (int i = 0; i < 3; i++) {
+    r.m[i][i] = (double)(float)scale[i];
+    r.m[i][3] = off[i];
+  }
+  return r;
+}
+
+/* GStreamer's is_no_clip_matrix(): the 8 corners of the 8-bit cube stay in
+ * 0..255. */
+bool
+matrix_never_clips(const int64_t m[3][4])
+{
+  for (int k = 0; k < 8; k++) {
+    const int64_t c[3] = {(k & 4) ? 255 : 0, (k & 2) ? 255 : 0,
+                          (k & 1) ? 255 : 0};
+    for (int i = 0; i < 3; i++) {
+      int64_t v = (m[i][0] * c[0] + m[i][1] * c[1] + m[i][2] * c[2] + m[i][3])
+                  >> 8;
+      if (v < 0 || v > 255)
+        return false;
+    }
+  }
+  return true;
+}
+
+Mat
+mat_yuv_to_rgb(Matrix mx)
+{
+  double kr, kb;
+  kr_kb(mx, &kr, &kb);
+  const double kg = 1.0 - kr - kb;
+  Mat r = mat_identity();
+  r.m[0][0] = 1.0; r.m[0][1] = 0.0; r.m[0][2] = 2.0 * (1.0 - kr);
+  r.m[1][0] = 1.0;
+  r.m[1][1] = -2.0 * (1.0 - kb) * kb / kg;
+  r.m[1][2] = -2.0 * (1.0 - kr) * kr / kg;
+  r.m[2][0] = 1.0; r.m[2][1] = 2.0 * (1.0 - kb); r.m[2][2] = 0.0;
+  return r;
+}
+
+Mat
+mat_rgb_to_yuv(Matrix mx)
+{
+  double kr, kb;
+  kr_kb(mx, &kr, &kb);
+  const double kg = 1.0 - kr - kb;
+  Mat r = mat_identity();
+  r.m[0][0] = kr; r.m[0][1] = kg; r.m[0][2] = kb;
+  r.m[1][0] = -kr / (2.0 * (1.0 - kb));
+  r.m[1][1] = -kg / (2.0 * (1.0 - kb));
+  r.m[1][2] = 0.5;
+  r.m[2][0] = 0.5;
+  r.m[2][1] = -kg / (2.0 * (1.0 - kr));
+  r.m[2][2] = -kb / (2.0 * (1.0 - kr));
+  return r;
+}
+
+bool
+frame_ok(const FrameDesc &f)
+{
+  if (!fmt_valid(f.fmt) || f.width <= 0 || f.height <= 0
+      || f.width > (1 << 16) || f.height > (1 << 16))
+    return false;
+  for (int i = 0; i < pixfmt_n_planes(f.fmt); i++) {
+    if (!f.planes[i])
+      return false;
+    if (pixfmt_plane_rows(f.fmt, i, f.height) > 1
+        && f.strides[i] < pixfmt_plane_row_bytes(f.fmt, i, f.width))
+      return false;
+  }
+  return true;
+}
+
+bool
+effects_neutral(const ConvertParams &p)
+{
+  return p.brightness == 0.0f && p.contrast == 1.0f && p.saturation == 1.0f
+         && p.hue == 0.0f && p.gamma == 1.0f && !p.invert && !p.grayscale;
+}
+
+bool
+effects_valid(const ConvertParams &p)
+{
+  return std::isfinite(p.brightness) && std::isfinite(p.contrast)
+         && std::isfinite(p.saturation) && std::isfinite(p.hue)
+         && std::fabs(p.brightness) <= 1.0f && p.contrast >= 0.0f
+         && p.contrast <= 2.0f && p.saturation >= 0.0f
+         && p.saturation <= 2.0f && std::fabs(p.hue) <= 1.0f
+         && std::isfinite(p.gamma) && p.gamma >= 0.01f && p.gamma <= 10.0f;
+}
+
+/* The point effects on normalised Y'CbCr (Y in 0..1, Cb/Cr in -0.5..0.5):
+ *   Y' = contrast Y + brightness
+ *   (Cb', Cr') = saturation (Cb cos(pi hue) + Cr sin(pi hue),
+ *                            -Cb sin(pi hue) + Cr cos(pi hue))
+ *   grayscale: Cb' = Cr' = 0
+ *   invert (of R'G'B', 1 - v, which in Y'CbCr is): Y'' = 1 - Y', C'' = -C'
+ * videobalance's formulas, taken to normalised units. */
+Mat mat_effects(const ConvertParams &p);
+
+/* Contrast and brightness alone (the part before gamma). */
+Mat
+mat_effects_luma(const ConvertParams &p)
+{
+  Mat r = mat_identity();
+  r.m[0][0] = p.contrast;
+  r.m[0][3] = p.brightness;
+  return r;
+}
+
+/* The rest, after gamma: hue, saturation, grayscale, invert. */
+Mat
+mat_effects_chroma(const ConvertParams &p)
+{
+  ConvertParams q = p;
+  q.contrast = 1.0f;
+  q.brightness = 0.0f;
+  return mat_effects(q);
+}
+
+Mat
+mat_effects(const ConvertParams &p)
+{
+  const double pi = 3.14159265358979323846;
+  const double c = std::cos(pi * p.hue), s = std::sin(pi * p.hue);
+  const double sat = p.grayscale ? 0.0 : p.saturation;
+  Mat r = mat_identity();
+  r.m[0][0] = p.contrast;
+  r.m[0][3] = p.brightness;
+  r.m[1][1] = sat * c;
+  r.m[1][2] = sat * s;
+  r.m[2][1] = -sat * s;
+  r.m[2][2] = sat * c;
+  if (p.invert) {
+    Mat inv = mat_identity();
+    inv.m[0][0] = -1.0;
+    inv.m[0][3] = 1.0;
+    inv.m[1][1] = -1.0;
+    inv.m[2][2] = -1.0;
+    r = mat_mul(inv, r);
+  }
+  return r;
+}
+
+} // namespace
+
+int
+pixfmt_n_planes(PixFmt fmt)
+{
+  if (!fmt_valid(fmt))
+    return 0;
+  const detail::FmtInfo f = detail::fmt_info(fmt);
+  switch (f.kind) {
+  case detail::kPlanarYuv: return 3;
+  case detail::kSemiYuv: return 2;
+  default: return 1;
+  }
+}
+
+size_t
+pixfmt_plane_row_bytes(PixFmt fmt, int plane, int width)
+{
+  if (!fmt_valid(fmt) || plane < 0 || plane >= pixfmt_n_planes(fmt)
+      || width <= 0)
+    return 0;
+  const detail::FmtInfo f = detail::fmt_info(fmt);
+  const size_t cw = (size_t)((width + (1 << f.ws) - 1) >> f.ws);
+  switch (f.kind) {
+  case detail::kPacked422: return cw * 4;
+  case detail::kSemiYuv:
+    return plane == 0 ? (size_t)width * f.pstride : cw * 2 * f.pstride;
+  case detail::kPlanarYuv:
+    return plane == 0 ? (size_t)width * f.pstride : cw * f.pstride;
+  default: return (size_t)width * f.pstride;
+  }
+}
+
+int
+pixfmt_plane_rows(PixFmt fmt, int plane, int height)
+{
+  if (!fmt_valid(fmt) || plane < 0 || plane >= pixfmt_n_planes(fmt)
+      || height <= 0)
+    return 0;
+  const detail::FmtInfo f = detail::fmt_info(fmt);
+  return plane == 0 ? height : (height + (1 << f.hs) - 1) >> f.hs;
+}
+
+const char *
+pixfmt_name(PixFmt fmt)
+{
+  return fmt_valid(fmt) ? kNames[(int)fmt] : "unknown";
+}
+
+namespace detail {
+
+PlanStatus
+build_plan(const FrameDesc &src, const FrameDesc &dst, const ConvertParams &p,
+           Plan *P)
+{
+  if (!P || !frame_ok(src) || !frame_ok(dst))
+    return kPlanInvalid;
+  std::memset(P, 0, sizeof(*P));
+
+  P->si = fmt_info(src.fmt);
+  P->di = fmt_info(dst.fmt);
+  for (int i = 0; i < 3; i++) {
+    P->sp[i] = src.planes[i];
+    P->ss[i] = src.strides[i];
+    P->dp[i] = dst.planes[i];
+    P->ds[i] = dst.strides[i];
+  }
+  P->sw = src.width;
+  P->sh = src.height;
+  P->dw = dst.width;
+  P->dh = dst.height;
+
+  /* Geometry. */
+  if (p.crop_left < 0 || p.crop_top < 0 || p.crop_right < 0
+      || p.crop_bottom < 0)
+    return kPlanInvalid;
+  P->cx = p.crop_left;
+  P->cy = p.crop_top;
+  P->cw = src.width - p.crop_left - p.crop_right;
+  P->ch = src.height - p.crop_top - p.crop_bottom;
+  if (P->cw <= 0 || P->ch <= 0)
+    return kPlanInvalid;
+  if ((int)p.orientation < 0 || (int)p.orientation > (int)Orientation::UR_LL
+      || (int)p.sampling < 0 || (int)p.sampling > (int)Sampling::Bicubic)
+    return kPlanInvalid;
+  P->orient = (int)p.orientation;
+  const bool swap = p.orientation == Orientation::Rotate90R
+                    || p.orientation == Orientation::Rotate90L
+                    || p.orientation == Orientation::UL_LR
+                    || p.orientation == Orientation::UR_LL;
+  P->ow = swap ? P->ch : P->cw;
+  P->oh = swap ? P->cw : P->ch;
+  P->rx = p.dst_x;
+  P->ry = p.dst_y;
+  P->rw = p.dst_w > 0 ? p.dst_w : dst.width;
+  P->rh = p.dst_h > 0 ? p.dst_h : dst.height;
+  if (p.dst_w < 0 || p.dst_h < 0 || P->rx < 0 || P->ry < 0
+      || P->rx + P->rw > dst.width || P->ry + P->rh > dst.height)
+    return kPlanInvalid;
+
+  if (!effects_valid(p))
+    return kPlanInvalid;
+  const bool effects = !effects_neutral(p);
+  const bool scaling = P->rw != P->ow || P->rh != P->oh;
+  if (p.sampling == Sampling::Bicubic && scaling)
+    return kPlanNotSupported;
+  P->linear = p.sampling == Sampling::Bilinear && scaling;
+  /* Shrinking by more than 64 would need more than 129 taps per axis (and
+   * could overflow the 64-bit sums); refuse rather than crawl. */
+  if (P->linear && ((int64_t)P->ow > 64 * (int64_t)P->rw
+                    || (int64_t)P->oh > 64 * (int64_t)P->rh))
+    return kPlanNotSupported;
+
+  /* Colour, as GstVideoConverter's chain_convert() and prepare_matrix()
+   * build it. */
+  const bool syuv = fmt_is_yuv(P->si), dyuv = fmt_is_yuv(P->di);
+  const int in_bits = P->si.bits, out_bits = P->di.bits;
+  P->depth = in_bits > out_bits ? in_bits : out_bits;
+  /* Between two Y'CbCr frames with the same matrix GStreamer converts
+   * neither matrix nor range, only the depth. */
+  const bool same_matrix = syuv == dyuv && (!syuv || src.matrix == dst.matrix);
+  P->matrix_mode = detail::kMatrixNone;
+  P->mshift = 8;
+  if (effects) {
+    /* Own arithmetic, not GStreamer's: the effects folded into the one
+     * matrix, in the Y'CbCr of the destination (else of the source, else
+     * BT.601 as videobalance uses for RGB), 16 fractional bits, rounded
+     * to nearest. */
+    const Matrix k = dyuv ? dst.matrix : (syuv ? src.matrix : Matrix::BT601);
+    Mat m = mat_identity();
+    /* Exact depth changes here: 8-bit values arrive widened as v * 257,
+     * and a 16-bit result is rounded (not truncated) to 8 bits. */
+    if (in_bits < out_bits)
+      m = mat_mul(mat_scale(1.0 / 257.0), m);
+    m = mat_mul(mat_to_unit(syuv, src.full_range, in_bits), m);
+    if (syuv)
+      m = mat_mul(mat_yuv_to_rgb(src.matrix), m);
+    m = mat_mul(mat_rgb_to_yuv(k), m);
+    m = mat_mul(mat_effects(p), m);
+    m = mat_mul(mat_yuv_to_rgb(k), m);
+    if (dyuv)
+      m = mat_mul(mat_rgb_to_yuv(dst.matrix), m);
+    m = mat_mul(mat_from_unit(dyuv, dst.full_range, out_bits), m);
+    if (in_bits > out_bits)
+      m = mat_mul(mat_scale((double)(1 << (in_bits - out_bits))), m);
+    P->mshift = 16;
+    for (int i = 0; i < 3; i++) {
+      for (int j = 0; j < 4; j++)
+        P->m[i][j] = (int64_t)std::llrint(m.m[i][j] * 65536.0);
+      P->m[i][3] += in_bits > out_bits ? (int64_t)128 << 16 : 1 << 15;
+    }
+    P->matrix_mode = detail::kMatrixFloor;
+
+    if (p.gamma != 1.0f) {
+      /* Split around the luma table: a = source -> effect Y'CbCr after
+       * contrast/brightness, at 65535 per unit; b = the rest. */
+      Mat a = mat_identity();
+      if (in_bits < out_bits)
+        a = mat_mul(mat_scale(1.0 / 257.0), a);
+      a = mat_mul(mat_to_unit(syuv, src.full_range, in_bits), a);
+      if (syuv)
+        a = mat_mul(mat_yuv_to_rgb(src.matrix), a);
+      a = mat_mul(mat_rgb_to_yuv(k), a);
+      a = mat_mul(mat_effects_luma(p), a);
+      a = mat_mul(mat_scale(65535.0), a);
+      Mat b = mat_scale(1.0 / 65535.0);
+      b = mat_mul(mat_effects_chroma(p), b);
+      b = mat_mul(mat_yuv_to_rgb(k), b);
+      if (dyuv)
+        b = mat_mul(mat_rgb_to_yuv(dst.matrix), b);
+      b = mat_mul(mat_from_unit(dyuv, dst.full_range, out_bits), b);
+      if (in_bits > out_bits)
+        b = mat_mul(mat_scale((double)(1 << (in_bits - out_bits))), b);
+      for (int i = 0; i < 3; i++) {
+        for (int j = 0; j < 4; j++) {
+          P->m[i][j] = (int64_t)std::llrint(a.m[i][j] * 65536.0);
+          P->m2[i][j] = (int64_t)std::llrint(b.m[i][j] * 65536.0);
+        }
+        P->m[i][3] += 1 << 15;
+        P->m2[i][3] += in_bits > out_bits ? (int64_t)128 << 16 : 1 << 15;
+      }
+      for (int i = 0; i < 256; i++)
+        P->gamma_lut[i] = (uint16_t)std::lrint(
+            65535.0 * std::pow(i / 255.0, 1.0 / (double)p.gamma));
+      P->matrix_mode = detail::kMatrixGamma;
+    }
+  } else if (!same_matrix) {
+    Mat m = mat_identity();
+    if (in_bits < out_bits)
+      m = mat_mul(mat_scale(1.0 / (float)(1 << (out_bits - in_bits))), m);
+    m = mat_mul(mat_to_unit(syuv, src.full_range, in_bits), m);
+    if (syuv)
+      m = mat_mul(mat_yuv_to_rgb(src.matrix), m);
+    if (dyuv)
+      m = mat_mul(mat_rgb_to_yuv(dst.matrix), m);
+    m = mat_mul(mat_from_unit(dyuv, dst.full_range, out_bits), m);
+    if (in_bits > out_bits)
+      m = mat_mul(mat_scale((float)(1 << (in_bits - out_bits))), m);
+    for (int i = 0; i < 3; i++)
+      for (int j = 0; j < 4; j++)
+        P->m[i][j] = (int64_t)std::llrint(m.m[i][j] * 256.0);
+
+    if (P->depth == 8 && syuv && !dyuv && P->m[0][0] == P->m[1][0]
+        && P->m[1][0] == P->m[2][0] && P->m[0][1] == 0 && P->m[2][2] == 0)
+      P->matrix_mode = detail::kMatrixAyuvArgb;
+    else if (P->depth == 8 && !matrix_never_clips(P->m))
+      P->matrix_mode = detail::kMatrixOrc8;
+    else
+      P->matrix_mode = detail::kMatrixFloor;
+  }
+
+  /* Chroma resampling: none when both sides have the same subsampling
+   * (and the picture is not moved); GRAY and RGB count as 4:4:4. */
+  const bool geometry_identity =
+      P->cx == 0 && P->cy == 0 && P->cw == dst.width && P->ch == dst.height
+      && P->orient == 0 && P->rx == 0 && P->ry == 0 && P->rw == dst.width
+      && P->rh == dst.height && src.width == dst.width
+      && src.height == dst.height;
+  const bool same_sub = P->si.ws == P->di.ws && P->si.hs == P->di.hs;
+  P->chroma_up = !(same_sub && geometry_identity);
+  P->chroma_down = P->chroma_up;
+
+  /* Border: 8-bit R'G'B' -> destination code values, as GStreamer's
+   * border line (integer matrix at 8 bits, then widened). */
+  {
+    const uint32_t a = p.border_argb >> 24, r = (p.border_argb >> 16) & 0xff,
+                   g = (p.border_argb >> 8) & 0xff, b = p.border_argb & 0xff;
+    const int64_t rgb[3] = {r, g, b};
+    uint32_t c[3] = {r, g, b};
+    if (dyuv) {
+      Mat bm = mat_mul(mat_rgb_to_yuv(dst.matrix), mat_scale(1.0 / 255.0));
+      bm = mat_mul(mat_from_unit(true, dst.full_range, 8), bm);
+      for (int i = 0; i < 3; i++) {
+        int64_t acc = 0;
+        for (int j = 0; j < 3; j++)
+          acc += (int64_t)std::lrint(bm.m[i][j] * 256.0) * rgb[j];
+        acc += std::lrint(bm.m[i][3] * 256.0);
+        acc >>= 8;
+        c[i] = (uint32_t)(acc < 0 ? 0 : acc > 255 ? 255 : acc);
+      }
+    }
+    const uint32_t v[4] = {c[0], c[1], c[2], a};
+    for (int i = 0; i < 4; i++)
+      P->border[i] = P->di.bits == 8 ? v[i] : (v[i] << 8) | v[i];
+  }
+
+  P->blocks_x = (dst.width + (1 << P->di.ws) - 1) >> P->di.ws;
+  P->blocks_y = (dst.height + (1 << P->di.hs) - 1) >> P->di.hs;
+  return kPlanOk;
+}
+
+} // namespace detail
+
+namespace {
+
+void
+run_rows(const detail::Plan &P, int by0, int by1)
+{
+  for (int by = by0; by < by1; by++)
+    for (int bx = 0; bx < P.blocks_x; bx++)
+      detail::convert_block(P, bx, by);
+}
+
+/* Below this many output blocks per thread, a thread costs more than it
+ * saves. */
+constexpr int64_t kMinBlocksPerThread = 16 * 1024;
+
+} // namespace
+
+bool
+convert_cpu(const FrameDesc &src, const FrameDesc &dst, const ConvertParams &p,
+            unsigned n_threads)
+{
+  detail::Plan P;
+  if (detail::build_plan(src, dst, p, &P) != detail::kPlanOk)
+    return false;
+
+  int64_t n = n_threads ? n_threads : std::thread::hardware_concurrency();
+  if (n < 1)
+    n = 1;
+  const int64_t blocks = (int64_t)P.blocks_x * P.blocks_y;
+  if (n > (blocks + kMinBlocksPerThread - 1) / kMinBlocksPerThread)
+    n = (blocks + kMinBlocksPerThread - 1) / kMinBlocksPerThread;
+  if (n > P.blocks_y)
+    n = P.blocks_y;
+  if (n <= 1) {
+    run_rows(P, 0, P.blocks_y);
+    return true;
+  }
+
+  std::vector<std::thread> threads;
+  int next = 0;
+  for (int64_t t = 0; t < n; t++) {
+    const int end = (int)((int64_t)P.blocks_y * (t + 1) / n);
+    const int begin = next;
+    next = end;
+    if (t + 1 == n) {
+      run_rows(P, begin, end); /* the calling thread takes the last share */
+      break;
+    }
+    try {
+      threads.emplace_back([&P, begin, end] { run_rows(P, begin, end); });
+    } catch (...) {
+      run_rows(P, begin, end); /* could not start one: do it here */
+    }
+  }
+  for (std::thread &th : threads)
+    th.join();
+  return true;
+}
+
+} // namespace zc

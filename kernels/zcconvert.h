@@ -1,0 +1,199 @@
+/* gst-zerocopy: one-pass video conversion (format, colour matrix and range,
+ * crop, orientation, nearest or bilinear scaling, borders) on the CPU or
+ * with CUDA.
+ * SPDX-License-Identifier: LGPL-2.1-or-later
+ *
+ * Pure compute: no GStreamer headers. Every output block (a pixel, or the
+ * 2x1 / 2x2 pixels sharing a chroma sample of a subsampled output) is
+ * produced by the same __host__ __device__ code (zcconvert-common.h) on
+ * both backends, in integer arithmetic only, so the CPU and CUDA outputs
+ * are bit-identical.
+ *
+ * Without scaling, the output is the one of GStreamer 1.22's
+ * GstVideoConverter generic (non fast-path) pipeline with dither=none,
+ * default chroma settings and chroma site "none" (centred) on both sides,
+ * bit for bit for every pair of the formats below (tests/kernels/
+ * test-convert.cpp checks all 22 x 22 pairs, odd sizes included):
+ *  1. unpack to 8 bits (8-bit formats) or 16 bits (GRAY16, P010,
+ *     I420_10LE; 10-bit values are widened as (v << 6) | (v >> 4), P010
+ *     words as v | (v >> 10), their 6 low bits not masked);
+ *  2. chroma: when source and destination differ in subsampling, or the
+ *     picture is cropped, oriented, scaled or placed, subsampled source
+ *     chroma is upsampled with the 2x interstitial filters of
+ *     video-chroma.c ((3a + b + 2) >> 2 and (a + 3b + 2) >> 2, horizontal
+ *     first, then vertical; pixel 0 and, for an even size, the last pixel
+ *     repeat the edge sample), and destination chroma is the (a + b + 1) >> 1
+ *     average over the two rows of its block, then over its two columns (a
+ *     row or column past the frame edge is left out). With the same
+ *     subsampling on both sides and nothing moved, chroma is carried sample
+ *     for sample (no filtering), as GStreamer does;
+ *  3. colour: nothing when both frames are RGB, or both Y'CbCr/GRAY with
+ *     the same Matrix (GStreamer then converts neither matrix nor RANGE,
+ *     only the depth). Otherwise one 3x3+offset matrix, coefficients
+ *     rint(256 m), from source to destination code values (range
+ *     expansion, Y'CbCr -> R'G'B' with the source matrix, R'G'B' ->
+ *     Y'CbCr with the destination matrix, range compression), applied as
+ *     GStreamer applies it: at 16 bits (either side deeper than 8) as
+ *     (sum + offset) >> 8; at 8 bits, Y'CbCr -> R'G'B' and matrices that
+ *     may leave 0..255 with GStreamer's ORC 16-bit lane arithmetic
+ *     (offsets ignored: with a limited-range side, about 2 code values from
+ *     the exact result, as videoconvert), others as (sum + offset) >> 8.
+ *     8 -> 16 bits is (v << 8) | v, 16 -> 8 bits drops the low byte (no
+ *     dithering). No transfer-function or primaries conversion;
+ *  4. alpha: carried from the source (0xff when it has none); the padding
+ *     byte of RGBx-like formats counts as alpha on both sides, as in
+ *     GStreamer.
+ * videoconvert itself takes fast paths for some pairs (I420/YV12 -> RGB
+ * replicate chroma instead of filtering it, planar 4:2:x <-> 4:4:4 go
+ * through its scaler): there the output differs from videoconvert's; the
+ * test prints by how much.
+ *
+ * Builds with a plain C++17 compiler; the CUDA entry point appears only when
+ * GST_ZC_HAVE_CUDA is non-zero.
+ */
+#ifndef GST_ZC_KERNELS_CONVERT_H
+#define GST_ZC_KERNELS_CONVERT_H
+
+#include <cstddef>
+#include <cstdint>
+
+#if defined(GST_ZC_HAVE_CUDA) && GST_ZC_HAVE_CUDA
+#include <cuda_runtime_api.h>
+#endif
+
+namespace zc {
+
+/* Pixel formats, named and laid out as GstVideoFormat's of the same name.
+ * Plane order is GStreamer's (YV12: plane 1 is V, plane 2 is U). 16-bit
+ * samples are little-endian; P010_10LE keeps its 10 bits in the top of
+ * each word, I420_10LE in the bottom. */
+enum class PixFmt {
+  RGBA, BGRA, RGBx, BGRx, ARGB, ABGR, xRGB, xBGR, RGB, BGR,
+  GRAY8, GRAY16_LE,
+  NV12, NV21, I420, YV12, Y42B, Y444, YUY2, UYVY, P010_10LE, I420_10LE
+};
+constexpr int kNumPixFmts = 22;
+
+/* Y'CbCr matrix of YUV and GRAY frames (ignored for RGB frames). */
+enum class Matrix { BT601, BT709, BT2020 };
+
+/* One frame. planes[i] and strides[i] (bytes) for i < number of planes of
+ * fmt; the rest are ignored. full_range applies to YUV and GRAY frames (RGB
+ * is always full range). For convert_cuda() the plane pointers must be
+ * device-accessible (device memory, managed memory, or the device pointer
+ * of mapped pinned host memory). */
+struct FrameDesc
+{
+  PixFmt fmt = PixFmt::RGBA;
+  int width = 0;
+  int height = 0;
+  uint8_t *planes[3] = {nullptr, nullptr, nullptr};
+  size_t strides[3] = {0, 0, 0};
+  Matrix matrix = Matrix::BT709;
+  bool full_range = false;
+};
+
+enum class Sampling { Nearest, Bilinear, Bicubic };
+
+/* videoflip's methods, applied to the cropped source. */
+enum class Orientation {
+  Identity, Rotate90R, Rotate180, Rotate90L, FlipH, FlipV,
+  UL_LR /* transpose */, UR_LL /* anti-transpose */
+};
+
+/* What to do per frame. The source rectangle is the frame minus the crop
+ * margins; it is oriented (videoflip's methods: Rotate90R = clockwise,
+ * UL_LR = transpose), then scaled to dst_w x dst_h and written at
+ * (dst_x, dst_y) of the destination; dst_w == 0 or dst_h == 0 means the
+ * whole destination. Destination pixels outside that rectangle are set to
+ * border_argb (0xAARRGGBB, converted to the destination's colour space at
+ * 8 bits as GStreamer's border line). Chroma of a subsampled source is
+ * upsampled over the whole source frame, before cropping. For subsampled
+ * destinations dst_x/dst_y/dst_w/dst_h are best kept multiples of the
+ * subsampling: a chroma sample that straddles the edge averages the
+ * pixels on both sides.
+ *
+ * Scaling (only when the oriented crop and the destination rectangle differ
+ * in size):
+ *  - Sampling::Nearest: the source pixel under the centre of the output
+ *    pixel, floor((2u + 1) * in / (2 * out)); identical to GStreamer's
+ *    nearest resampler;
+ *  - Sampling::Bilinear: GStreamer's linear resampler taps, centre to
+ *    centre on both axes: T = max(2, ceil(2 in / out)) taps, a triangle
+ *    T/2 source pixels wide (a plain 2-tap bilinear when enlarging, an
+ *    averaging filter when shrinking), edge pixels repeated, computed in
+ *    exact integers and rounded once, before the colour step. GStreamer's
+ *    own 8-bit horizontal enlarging steps corner to corner instead; see
+ *    the test for the measured differences and the tolerance;
+ *  - Sampling::Bicubic: not implemented (refused).
+ * Point effects: see below. With any of them active the colour step is
+ * this library's own (not GStreamer's: there is no such element chain to
+ * match bit for bit). */
+struct ConvertParams
+{
+  Sampling sampling = Sampling::Nearest;
+  Orientation orientation = Orientation::Identity;
+  int crop_left = 0, crop_top = 0, crop_right = 0, crop_bottom = 0;
+  int dst_x = 0, dst_y = 0, dst_w = 0, dst_h = 0;
+  uint32_t border_argb = 0xff000000u;
+  /* Point effects, videobalance's semantics in normalised Y'CbCr (Y in
+   * 0..1, Cb/Cr in -0.5..0.5) of the destination (else the source, else
+   * BT.601): Y' = contrast Y + brightness; (Cb', Cr') = saturation times
+   * (Cb, Cr) turned by hue (half-turns: videobalance's cos/sin(pi hue));
+   * grayscale: Cb' = Cr' = 0; invert: 1 - v on R'G'B' (= (1 - Y', -C')).
+   * Ranges as videobalance: brightness and hue -1..1, contrast and
+   * saturation 0..2. They are folded into the colour matrix (no cost per
+   * pixel; results are clamped once, at the end, and rounded to nearest).
+   * gamma (0.01..10), on luma as the gamma element: after
+   * contrast/brightness, luma clamped to 0..1, Y' = Y^(1/gamma) drawn as
+   * 255 straight segments between the exact values at i / 255 (16-bit);
+   * then saturation/hue/grayscale/invert. Near black the segments differ
+   * from the exact curve (gamma 2.2: up to 5.8 8-bit code values below
+   * 2/255, 0.16 from there to 16/255, 0.01 above). It costs a second
+   * matrix per pixel. */
+  float brightness = 0.0f, contrast = 1.0f, saturation = 1.0f, hue = 0.0f;
+  float gamma = 1.0f;
+  bool invert = false, grayscale = false;
+};
+
+/* Planes of a format (1..3). */
+int pixfmt_n_planes(PixFmt fmt);
+
+/* Bytes per row and rows of plane `plane` of a width x height frame (the
+ * minimum stride and the row count to allocate). */
+size_t pixfmt_plane_row_bytes(PixFmt fmt, int plane, int width);
+int pixfmt_plane_rows(PixFmt fmt, int plane, int height);
+
+/* The GStreamer name of a format ("NV12"). */
+const char *pixfmt_name(PixFmt fmt);
+
+/* Converts src into dst on the CPU and returns when done. src and dst must
+ * not overlap. n_threads: 0 = std::thread::hardware_concurrency(), 1 = only
+ * the calling thread; rows of blocks are split evenly between threads
+ * started for the call (fewer for small frames). The output does not
+ * depend on the thread count.
+ *
+ * Returns: false, writing nothing, when the request is invalid or not
+ * implemented: empty frames or sides above 65536, null planes, strides
+ * below the row size, an unknown enum value, a negative or over-large crop,
+ * a destination rectangle outside the frame, effects out of their ranges,
+ * bicubic scaling, bilinear shrinking by more than 64 on an
+ * axis. */
+bool convert_cpu(const FrameDesc &src, const FrameDesc &dst,
+                 const ConvertParams &p, unsigned n_threads);
+
+#if defined(GST_ZC_HAVE_CUDA) && GST_ZC_HAVE_CUDA
+/* Enqueues the conversion on `stream` (one launch, one thread per output
+ * block) and returns at once.
+ *
+ * Returns: cudaErrorInvalidValue where convert_cpu() would return false
+ * for an invalid request, cudaErrorNotSupported for a valid but not
+ * implemented one, else the launch error (cudaGetLastError() right after
+ * the launch). */
+cudaError_t convert_cuda(const FrameDesc &src, const FrameDesc &dst,
+                         const ConvertParams &p, cudaStream_t stream);
+#endif
+
+} // namespace zc
+
+#endif /* GST_ZC_KERNELS_CONVERT_H */

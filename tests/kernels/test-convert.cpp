@@ -1,0 +1,1160 @@
+/* gst-zerocopy: tests for kernels/zcconvert.
+ * SPDX-License-Identifier: LGPL-2.1-or-later
+ *
+ *   test-convert         the CPU conversion against GStreamer's
+ *                        GstVideoConverter (dither=none), every format pair;
+ *                        crop and orientation against a naive reference
+ *   test-convert --gpu   the CUDA conversion against the CPU one, bit for
+ *                        bit, on mapped pinned memory; exits 77 (skipped)
+ *                        without a usable GPU
+ *
+ * The reference is the converter's generic line pipeline: fast paths are
+ * turned off (GST_VIDEO_CONVERTER_OPT_DITHER_QUANTIZATION = 2, which the
+ * generic path ignores when dithering is off), because each fast path has
+ * its own chroma handling. Chroma site "none" (centred) on both sides.
+ *
+ * Prints each failure, a table of per-pair maximum differences, then
+ * "N passed, M failed"; exits 1 on any failure.
+ */
+#include "zcconvert.h"
+
+#include <gst/gst.h>
+#include <gst/video/video.h>
+
+#include <algorithm>
+#include <array>
+#include <cmath>
+#include <cstdarg>
+#include <cstdio>
+#include <cstring>
+#include <random>
+#include <string>
+#include <vector>
+
+#if defined(GST_ZC_HAVE_CUDA) && GST_ZC_HAVE_CUDA
+#include <cuda_runtime.h>
+#endif
+
+namespace {
+
+int g_passed = 0;
+int g_failed = 0;
+
+#if defined(__GNUC__)
+__attribute__((format(printf, 2, 3)))
+#endif
+bool
+check(bool ok, const char *fmt, ...)
+{
+  if (ok) {
+    g_passed++;
+    return true;
+  }
+  g_failed++;
+  va_list ap;
+  va_start(ap, fmt);
+  std::fprintf(stderr, "FAIL: ");
+  std::vfprintf(stderr, fmt, ap);
+  std::fprintf(stderr, "\n");
+  va_end(ap);
+  return false;
+}
+
+std::mt19937 g_rng(0x5eedc0deu);
+
+void
+fill_random(uint8_t *p, size_t n)
+{
+  std::uniform_int_distribution<int> byte(0, 255);
+  for (size_t i = 0; i < n; i++)
+    p[i] = (uint8_t)byte(g_rng);
+}
+
+const zc::PixFmt kAll[zc::kNumPixFmts] = {
+  zc::PixFmt::RGBA, zc::PixFmt::BGRA, zc::PixFmt::RGBx, zc::PixFmt::BGRx,
+  zc::PixFmt::ARGB, zc::PixFmt::ABGR, zc::PixFmt::xRGB, zc::PixFmt::xBGR,
+  zc::PixFmt::RGB, zc::PixFmt::BGR, zc::PixFmt::GRAY8, zc::PixFmt::GRAY16_LE,
+  zc::PixFmt::NV12, zc::PixFmt::NV21, zc::PixFmt::I420, zc::PixFmt::YV12,
+  zc::PixFmt::Y42B, zc::PixFmt::Y444, zc::PixFmt::YUY2, zc::PixFmt::UYVY,
+  zc::PixFmt::P010_10LE, zc::PixFmt::I420_10LE};
+
+GstVideoFormat
+gst_format(zc::PixFmt f)
+{
+  return gst_video_format_from_string(zc::pixfmt_name(f));
+}
+
+bool
+is_rgb(zc::PixFmt f)
+{
+  return (int)f <= (int)zc::PixFmt::BGR;
+}
+
+bool
+is_gray(zc::PixFmt f)
+{
+  return f == zc::PixFmt::GRAY8 || f == zc::PixFmt::GRAY16_LE;
+}
+
+/* Significant bits per component. */
+int
+comp_bits(zc::PixFmt f)
+{
+  switch (f) {
+  case zc::PixFmt::GRAY16_LE: return 16;
+  case zc::PixFmt::P010_10LE:
+  case zc::PixFmt::I420_10LE: return 10;
+  default: return 8;
+  }
+}
+
+GstVideoColorMatrix
+gst_matrix(zc::Matrix m)
+{
+  switch (m) {
+  case zc::Matrix::BT601: return GST_VIDEO_COLOR_MATRIX_BT601;
+  case zc::Matrix::BT2020: return GST_VIDEO_COLOR_MATRIX_BT2020;
+  default: return GST_VIDEO_COLOR_MATRIX_BT709;
+  }
+}
+
+/* A frame in ordinary memory, laid out as GstVideoInfo says. */
+struct Frame
+{
+  GstVideoInfo info;
+  std::vector<uint8_t> data;
+  zc::FrameDesc desc;
+
+  void
+  init(zc::PixFmt f, int w, int h, zc::Matrix m, bool full)
+  {
+    gst_video_info_set_format(&info, gst_format(f), w, h);
+    info.chroma_site = GST_VIDEO_CHROMA_SITE_NONE;
+    info.colorimetry.transfer = GST_VIDEO_TRANSFER_BT709;
+    info.colorimetry.primaries = GST_VIDEO_COLOR_PRIMARIES_BT709;
+    if (is_rgb(f)) {
+      info.colorimetry.matrix = GST_VIDEO_COLOR_MATRIX_RGB;
+      info.colorimetry.range = GST_VIDEO_COLOR_RANGE_0_255;
+    } else {
+      info.colorimetry.matrix = gst_matrix(m);
+      info.colorimetry.range =
+          full ? GST_VIDEO_COLOR_RANGE_0_255 : GST_VIDEO_COLOR_RANGE_16_235;
+    }
+    data.assign(info.size, 0);
+    desc = zc::FrameDesc();
+    desc.fmt = f;
+    desc.width = w;
+    desc.height = h;
+    desc.matrix = m;
+    desc.full_range = full;
+    for (guint i = 0; i < GST_VIDEO_INFO_N_PLANES(&info) && i < 3; i++) {
+      desc.planes[i] = data.data() + GST_VIDEO_INFO_PLANE_OFFSET(&info, i);
+      desc.strides[i] = (size_t)GST_VIDEO_INFO_PLANE_STRIDE(&info, i);
+    }
+  }
+
+  void
+  map_gst(GstVideoFrame *vf)
+  {
+    std::memset(vf, 0, sizeof(*vf));
+    vf->info = info;
+    vf->flags = GST_VIDEO_FRAME_FLAG_NONE;
+    for (guint i = 0; i < GST_VIDEO_INFO_N_PLANES(&info); i++)
+      vf->data[i] = data.data() + GST_VIDEO_INFO_PLANE_OFFSET(&info, i);
+  }
+};
+
+/* Converts with GStreamer's converter, no dithering. generic: turn the
+ * fast paths off (a dither quantization other than 1 does that, and with
+ * dithering off the generic path ignores it); else what videoconvert
+ * dither=none does, fast paths included. */
+bool
+gst_convert(Frame &src, Frame &dst, GstStructure *extra, bool generic = true)
+{
+  GstStructure *cfg = gst_structure_new("zc-test",
+      GST_VIDEO_CONVERTER_OPT_DITHER_METHOD, GST_TYPE_VIDEO_DITHER_METHOD,
+      GST_VIDEO_DITHER_NONE,
+      GST_VIDEO_CONVERTER_OPT_THREADS, G_TYPE_UINT, 1u, NULL);
+  if (generic)
+    gst_structure_set(cfg, GST_VIDEO_CONVERTER_OPT_DITHER_QUANTIZATION,
+                      G_TYPE_UINT, 2u, NULL);
+  if (extra) {
+    gst_structure_foreach(extra, [](GQuark id, const GValue *v, gpointer d) -> gboolean {
+      gst_structure_id_set_value((GstStructure *)d, id, v);
+      return TRUE;
+    }, cfg);
+  }
+  GstVideoConverter *c = gst_video_converter_new(&src.info, &dst.info, cfg);
+  if (!c)
+    return false;
+  GstVideoFrame in, out;
+  src.map_gst(&in);
+  dst.map_gst(&out);
+  gst_video_converter_frame(c, &in, &out);
+  gst_video_converter_free(c);
+  return true;
+}
+
+/* Largest difference between two frames of the same layout, per component
+ * in the format's own code values (10-bit values for P010/I420_10LE),
+ * over the rectangle [x0, x1) x [y0, y1). Rows are unpacked with
+ * GStreamer's own unpack functions (subsampled chroma is replicated, so a
+ * chroma sample is seen once per pixel it covers). */
+int
+max_diff(const Frame &a, const Frame &b, int x0, int y0, int x1, int y1,
+         long *n_over1 = nullptr)
+{
+  const GstVideoFormatInfo *fi = a.info.finfo;
+  const int w = GST_VIDEO_INFO_WIDTH(&a.info);
+  const bool wide = GST_VIDEO_FORMAT_INFO_DEPTH(fi, 0) > 8;
+  /* TRUNCATE_RANGE: a 10-bit value v unpacks as v << 6. */
+  const int shift = wide ? 16 - (int)GST_VIDEO_FORMAT_INFO_DEPTH(fi, 0) : 0;
+  std::vector<uint16_t> la(w * 4), lb(w * 4);
+  std::vector<uint8_t> la8(w * 4), lb8(w * 4);
+  gpointer pa[GST_VIDEO_MAX_PLANES], pb[GST_VIDEO_MAX_PLANES];
+  gint st[GST_VIDEO_MAX_PLANES];
+  for (guint i = 0; i < GST_VIDEO_INFO_N_PLANES(&a.info); i++) {
+    pa[i] = (gpointer)(a.data.data() + GST_VIDEO_INFO_PLANE_OFFSET(&a.info, i));
+    pb[i] = (gpointer)(b.data.data() + GST_VIDEO_INFO_PLANE_OFFSET(&b.info, i));
+    st[i] = GST_VIDEO_INFO_PLANE_STRIDE(&a.info, i);
+  }
+  int worst = 0;
+  for (int y = y0; y < y1; y++) {
+    if (wide) {
+      fi->unpack_func(fi, GST_VIDEO_PACK_FLAG_TRUNCATE_RANGE, la.data(), pa,
+                      st, 0, y, w);
+      fi->unpack_func(fi, GST_VIDEO_PACK_FLAG_TRUNCATE_RANGE, lb.data(), pb,
+                      st, 0, y, w);
+    } else {
+      fi->unpack_func(fi, GST_VIDEO_PACK_FLAG_NONE, la8.data(), pa, st, 0, y,
+                      w);
+      fi->unpack_func(fi, GST_VIDEO_PACK_FLAG_NONE, lb8.data(), pb, st, 0, y,
+                      w);
+    }
+    for (int x = x0; x < x1; x++) {
+      for (int c = 0; c < 4; c++) {
+        int d;
+        if (wide)
+          d = std::abs((int)(la[x * 4 + c] >> shift)
+                       - (int)(lb[x * 4 + c] >> shift));
+        else
+          d = std::abs((int)la8[x * 4 + c] - (int)lb8[x * 4 + c]);
+        if (n_over1 && d > 1)
+          (*n_over1)++;
+        worst = std::max(worst, d);
+      }
+    }
+  }
+  return worst;
+}
+
+/* ---- format pairs against GstVideoConverter ----------------------------- */
+
+struct ColourCase
+{
+  zc::Matrix in_m, out_m;
+  bool in_full, out_full;
+};
+
+std::vector<ColourCase>
+colour_cases(zc::PixFmt in, zc::PixFmt out)
+{
+  std::vector<ColourCase> v;
+  const bool in_yuv = !is_rgb(in), out_yuv = !is_rgb(out);
+  const zc::Matrix ms[3] = {zc::Matrix::BT601, zc::Matrix::BT709,
+                            zc::Matrix::BT2020};
+  if (!in_yuv && !out_yuv) {
+    v.push_back({zc::Matrix::BT709, zc::Matrix::BT709, true, true});
+    return v;
+  }
+  for (zc::Matrix m : ms) {
+    for (int r = 0; r < 4; r++) {
+      const bool inf = r & 1, outf = r & 2;
+      if (!in_yuv && inf)
+        continue;
+      if (!out_yuv && outf)
+        continue;
+      v.push_back({m, m, inf, outf});
+    }
+  }
+  if (in_yuv && out_yuv && !is_gray(in) && !is_gray(out)) {
+    /* A change of matrix between two YUV formats. */
+    v.push_back({zc::Matrix::BT601, zc::Matrix::BT709, false, false});
+    v.push_back({zc::Matrix::BT709, zc::Matrix::BT2020, true, false});
+    v.push_back({zc::Matrix::BT2020, zc::Matrix::BT601, false, true});
+  }
+  return v;
+}
+
+struct PairResult
+{
+  int max_diff = -1;
+  long n_over1 = 0;
+  long n_values = 0;
+  int max_diff_fast = -1; /* against the default converter, fast paths on */
+};
+
+PairResult g_pairs[zc::kNumPixFmts][zc::kNumPixFmts];
+
+/* The bound a pair must meet, in output code values: 1 for 8-bit and 10-bit
+ * outputs, 257 (one 8-bit step) for GRAY16 fed from 8-bit data. */
+int
+pair_bound(zc::PixFmt in, zc::PixFmt out)
+{
+  if (out == zc::PixFmt::GRAY16_LE && comp_bits(in) < 16)
+    return 257;
+  return 1;
+}
+
+void
+test_pair(zc::PixFmt in, zc::PixFmt out, int w, int h)
+{
+  PairResult &pr = g_pairs[(int)in][(int)out];
+  for (const ColourCase &cc : colour_cases(in, out)) {
+    Frame src, ref, got;
+    src.init(in, w, h, cc.in_m, cc.in_full);
+    ref.init(out, w, h, cc.out_m, cc.out_full);
+    got.init(out, w, h, cc.out_m, cc.out_full);
+    fill_random(src.data.data(), src.data.size());
+    if (!check(gst_convert(src, ref, nullptr), "gst converter %s -> %s",
+               zc::pixfmt_name(in), zc::pixfmt_name(out)))
+      return;
+    zc::ConvertParams p;
+    if (!check(zc::convert_cpu(src.desc, got.desc, p, 0),
+               "convert_cpu %s -> %s %dx%d", zc::pixfmt_name(in),
+               zc::pixfmt_name(out), w, h))
+      return;
+    long over = 0;
+    int d = max_diff(ref, got, 0, 0, w, h, &over);
+    pr.max_diff = std::max(pr.max_diff, d);
+    pr.n_over1 += over;
+    pr.n_values += (long)w * h * 4;
+    if (w * h < 100000) {
+      /* For information: what videoconvert itself outputs (fast paths). */
+      Frame fast;
+      fast.init(out, w, h, cc.out_m, cc.out_full);
+      if (gst_convert(src, fast, nullptr, false))
+        pr.max_diff_fast = std::max(pr.max_diff_fast,
+                                    max_diff(fast, got, 0, 0, w, h));
+    }
+    check(d <= pair_bound(in, out),
+          "%s -> %s %dx%d matrix %d->%d range %s->%s: max diff %d",
+          zc::pixfmt_name(in), zc::pixfmt_name(out), w, h, (int)cc.in_m,
+          (int)cc.out_m, cc.in_full ? "full" : "limited",
+          cc.out_full ? "full" : "limited", d);
+  }
+}
+
+void
+test_all_pairs()
+{
+  const int sizes[][2] = {{1, 1}, {2, 2}, {3, 7}, {33, 17}, {16, 9}};
+  for (zc::PixFmt in : kAll)
+    for (zc::PixFmt out : kAll)
+      for (const auto &s : sizes)
+        test_pair(in, out, s[0], s[1]);
+
+  /* A large odd frame for a subset of pairs. */
+  const zc::PixFmt big[] = {zc::PixFmt::RGBA, zc::PixFmt::NV12,
+                            zc::PixFmt::I420, zc::PixFmt::YUY2,
+                            zc::PixFmt::P010_10LE, zc::PixFmt::RGB};
+  for (zc::PixFmt in : big)
+    for (zc::PixFmt out : big)
+      if (in != out)
+        test_pair(in, out, 1921, 1081);
+}
+
+void
+print_pair_table()
+{
+  std::printf("\nmax |zc - GstVideoConverter| per pair, in output code "
+              "values (rows: input, columns: output):\n%-10s", "");
+  for (zc::PixFmt out : kAll)
+    std::printf(" %5.5s", zc::pixfmt_name(out));
+  std::printf("\n");
+  for (zc::PixFmt in : kAll) {
+    std::printf("%-10.10s", zc::pixfmt_name(in));
+    for (zc::PixFmt out : kAll)
+      std::printf(" %5d", g_pairs[(int)in][(int)out].max_diff);
+    std::printf("\n");
+  }
+  std::printf("\nfor information, max |zc - GstVideoConverter with its fast "
+              "paths| (what videoconvert dither=none outputs; its fast paths "
+              "skip chroma filtering and round differently), sizes up to "
+              "33x17:\n%-10s", "");
+  for (zc::PixFmt out : kAll)
+    std::printf(" %5.5s", zc::pixfmt_name(out));
+  std::printf("\n");
+  for (zc::PixFmt in : kAll) {
+    std::printf("%-10.10s", zc::pixfmt_name(in));
+    for (zc::PixFmt out : kAll)
+      std::printf(" %5d", g_pairs[(int)in][(int)out].max_diff_fast);
+    std::printf("\n");
+  }
+  long over = 0, values = 0;
+  for (auto &row : g_pairs)
+    for (auto &pr : row) {
+      over += pr.n_over1;
+      values += pr.n_values;
+    }
+  std::printf("values off by more than 1: %ld of %ld\n\n", over, values);
+}
+
+/* ---- crop and orientation against a naive reference --------------------- */
+
+/* Where output pixel (x, y) of an oriented W x H image comes from, written
+ * as videoflip's documentation states each method. */
+void
+naive_orient(zc::Orientation o, int W, int H, int x, int y, int *sx, int *sy)
+{
+  switch (o) {
+  case zc::Orientation::Rotate90R: /* clockwise: out col = in row from the bottom */
+    *sx = y;
+    *sy = H - 1 - x;
+    break;
+  case zc::Orientation::Rotate180:
+    *sx = W - 1 - x;
+    *sy = H - 1 - y;
+    break;
+  case zc::Orientation::Rotate90L:
+    *sx = W - 1 - y;
+    *sy = x;
+    break;
+  case zc::Orientation::FlipH:
+    *sx = W - 1 - x;
+    *sy = y;
+    break;
+  case zc::Orientation::FlipV:
+    *sx = x;
+    *sy = H - 1 - y;
+    break;
+  case zc::Orientation::UL_LR:
+    *sx = y;
+    *sy = x;
+    break;
+  case zc::Orientation::UR_LL:
+    *sx = W - 1 - y;
+    *sy = H - 1 - x;
+    break;
+  default:
+    *sx = x;
+    *sy = y;
+    break;
+  }
+}
+
+/* The same rotations built from quarter turns and mirrors applied to a
+ * real image, as a second opinion on naive_orient's formulas. */
+std::vector<uint32_t>
+apply_steps(const std::vector<uint32_t> &img, int W, int H, zc::Orientation o,
+            int *ow, int *oh)
+{
+  auto rot_cw = [](const std::vector<uint32_t> &s, int w, int h) {
+    std::vector<uint32_t> d((size_t)w * h);
+    for (int y = 0; y < h; y++)
+      for (int x = 0; x < w; x++)
+        d[(size_t)x * h + (h - 1 - y)] = s[(size_t)y * w + x];
+    return d;
+  };
+  auto mirror = [](const std::vector<uint32_t> &s, int w, int h) {
+    std::vector<uint32_t> d((size_t)w * h);
+    for (int y = 0; y < h; y++)
+      for (int x = 0; x < w; x++)
+        d[(size_t)y * w + (w - 1 - x)] = s[(size_t)y * w + x];
+    return d;
+  };
+  std::vector<uint32_t> r = img;
+  int w = W, h = H;
+  auto turn = [&] {
+    r = rot_cw(r, w, h);
+    std::swap(w, h);
+  };
+  switch (o) {
+  case zc::Orientation::Rotate90R: turn(); break;
+  case zc::Orientation::Rotate180: turn(); turn(); break;
+  case zc::Orientation::Rotate90L: turn(); turn(); turn(); break;
+  case zc::Orientation::FlipH: r = mirror(r, w, h); break;
+  case zc::Orientation::FlipV: turn(); turn(); r = mirror(r, w, h); break;
+  case zc::Orientation::UL_LR: r = mirror(r, w, h); turn(); turn(); turn(); break;
+  case zc::Orientation::UR_LL: r = mirror(r, w, h); turn(); break;
+  default: break;
+  }
+  *ow = w;
+  *oh = h;
+  return r;
+}
+
+void
+test_orientation_crop()
+{
+  const zc::Orientation all[] = {
+    zc::Orientation::Identity, zc::Orientation::Rotate90R,
+    zc::Orientation::Rotate180, zc::Orientation::Rotate90L,
+    zc::Orientation::FlipH, zc::Orientation::FlipV, zc::Orientation::UL_LR,
+    zc::Orientation::UR_LL};
+  const int sizes[][2] = {{1, 1}, {5, 3}, {37, 23}, {64, 48}};
+  const int crops[][4] = {{0, 0, 0, 0}, {1, 2, 3, 1}, {0, 1, 0, 0}};
+
+  for (zc::Orientation o : all) {
+    /* The two references agree with each other. */
+    {
+      const int W = 5, H = 3;
+      std::vector<uint32_t> img(W * H);
+      for (int i = 0; i < W * H; i++)
+        img[i] = (uint32_t)i;
+      int ow, oh;
+      std::vector<uint32_t> r = apply_steps(img, W, H, o, &ow, &oh);
+      bool same = true;
+      for (int y = 0; y < oh; y++)
+        for (int x = 0; x < ow; x++) {
+          int sx, sy;
+          naive_orient(o, W, H, x, y, &sx, &sy);
+          same &= r[(size_t)y * ow + x] == img[(size_t)sy * W + sx];
+        }
+      check(same, "orientation %d: formula and quarter-turn references differ",
+            (int)o);
+    }
+    for (zc::PixFmt f : {zc::PixFmt::RGBA, zc::PixFmt::BGR, zc::PixFmt::GRAY8,
+                         zc::PixFmt::Y444, zc::PixFmt::GRAY16_LE}) {
+      for (const auto &s : sizes) {
+        for (const auto &c : crops) {
+          const int cw = s[0] - c[0] - c[2], ch = s[1] - c[1] - c[3];
+          if (cw <= 0 || ch <= 0)
+            continue;
+          const bool swap = o == zc::Orientation::Rotate90R
+                            || o == zc::Orientation::Rotate90L
+                            || o == zc::Orientation::UL_LR
+                            || o == zc::Orientation::UR_LL;
+          const int ow = swap ? ch : cw, oh = swap ? cw : ch;
+          Frame src, got;
+          src.init(f, s[0], s[1], zc::Matrix::BT709, true);
+          got.init(f, ow, oh, zc::Matrix::BT709, true);
+          fill_random(src.data.data(), src.data.size());
+          zc::ConvertParams p;
+          p.orientation = o;
+          p.crop_left = c[0];
+          p.crop_top = c[1];
+          p.crop_right = c[2];
+          p.crop_bottom = c[3];
+          if (!check(zc::convert_cpu(src.desc, got.desc, p, 0),
+                     "convert_cpu orientation %d", (int)o))
+            continue;
+          /* Same format, same colorimetry: every plane's sample at (x, y)
+           * must be the source's at the mapped position. */
+          const int bpp = f == zc::PixFmt::RGBA    ? 4
+                          : f == zc::PixFmt::BGR   ? 3
+                          : f == zc::PixFmt::GRAY16_LE ? 2
+                                                   : 1;
+          bool ok = true;
+          for (int pl = 0; pl < zc::pixfmt_n_planes(f); pl++)
+            for (int y = 0; y < oh; y++)
+              for (int x = 0; x < ow; x++) {
+                int sx, sy;
+                naive_orient(o, cw, ch, x, y, &sx, &sy);
+                sx += c[0];
+                sy += c[1];
+                const uint8_t *a = got.desc.planes[pl]
+                                   + y * got.desc.strides[pl] + x * bpp;
+                const uint8_t *b = src.desc.planes[pl]
+                                   + sy * src.desc.strides[pl] + sx * bpp;
+                ok &= std::memcmp(a, b, bpp) == 0;
+              }
+          check(ok, "%s %dx%d crop %d,%d,%d,%d orientation %d: mismatch",
+                zc::pixfmt_name(f), s[0], s[1], c[0], c[1], c[2], c[3],
+                (int)o);
+        }
+      }
+    }
+  }
+}
+
+/* ---- scaling and borders ----------------------------------------------- */
+
+/* Nearest scaling against the converter with the nearest resampler, and a
+ * destination rectangle with a border. */
+void
+test_nearest_and_border()
+{
+  const int cases[][4] = {{16, 16, 8, 8},   {17, 9, 33, 20}, {64, 48, 23, 31},
+                          {100, 3, 7, 50},  {5, 5, 5, 5},    {640, 360, 1280, 720}};
+  int worst = 0;
+  for (const auto &c : cases) {
+    Frame src, ref, got;
+    src.init(zc::PixFmt::RGBA, c[0], c[1], zc::Matrix::BT709, true);
+    ref.init(zc::PixFmt::RGBA, c[2], c[3], zc::Matrix::BT709, true);
+    got.init(zc::PixFmt::RGBA, c[2], c[3], zc::Matrix::BT709, true);
+    fill_random(src.data.data(), src.data.size());
+    GstStructure *extra = gst_structure_new("x",
+        GST_VIDEO_CONVERTER_OPT_RESAMPLER_METHOD,
+        GST_TYPE_VIDEO_RESAMPLER_METHOD, GST_VIDEO_RESAMPLER_METHOD_NEAREST,
+        NULL);
+    bool ok = gst_convert(src, ref, extra);
+    gst_structure_free(extra);
+    if (!check(ok, "gst nearest"))
+      continue;
+    zc::ConvertParams p;
+    if (!check(zc::convert_cpu(src.desc, got.desc, p, 0), "convert_cpu nearest"))
+      continue;
+    int d = max_diff(ref, got, 0, 0, c[2], c[3]);
+    worst = std::max(worst, d);
+    check(d == 0, "nearest %dx%d -> %dx%d: max diff %d", c[0], c[1], c[2],
+          c[3], d);
+  }
+  std::printf("nearest scaling RGBA vs GstVideoConverter (nearest): max diff "
+              "%d\n",
+              worst);
+
+  /* Border: a 20x10 destination, the picture at (4, 2) size 12x6. */
+  for (zc::PixFmt f : {zc::PixFmt::RGBA, zc::PixFmt::BGRx, zc::PixFmt::Y444,
+                       zc::PixFmt::NV12, zc::PixFmt::I420}) {
+    Frame src, ref, got;
+    src.init(zc::PixFmt::RGBA, 12, 6, zc::Matrix::BT709, true);
+    ref.init(f, 20, 10, zc::Matrix::BT709, false);
+    got.init(f, 20, 10, zc::Matrix::BT709, false);
+    fill_random(src.data.data(), src.data.size());
+    const uint32_t argb = 0xff20c080u;
+    GstStructure *extra = gst_structure_new("x",
+        GST_VIDEO_CONVERTER_OPT_DEST_X, G_TYPE_INT, 4,
+        GST_VIDEO_CONVERTER_OPT_DEST_Y, G_TYPE_INT, 2,
+        GST_VIDEO_CONVERTER_OPT_DEST_WIDTH, G_TYPE_INT, 12,
+        GST_VIDEO_CONVERTER_OPT_DEST_HEIGHT, G_TYPE_INT, 6,
+        GST_VIDEO_CONVERTER_OPT_FILL_BORDER, G_TYPE_BOOLEAN, TRUE,
+        GST_VIDEO_CONVERTER_OPT_BORDER_ARGB, G_TYPE_UINT, argb, NULL);
+    bool ok = gst_convert(src, ref, extra);
+    gst_structure_free(extra);
+    if (!check(ok, "gst border"))
+      continue;
+    zc::ConvertParams p;
+    p.dst_x = 4;
+    p.dst_y = 2;
+    p.dst_w = 12;
+    p.dst_h = 6;
+    p.border_argb = argb;
+    if (!check(zc::convert_cpu(src.desc, got.desc, p, 0), "convert_cpu border"))
+      continue;
+    int d = max_diff(ref, got, 0, 0, 20, 10);
+    check(d <= 1, "border RGBA -> %s: max diff %d", zc::pixfmt_name(f), d);
+    std::printf("border RGBA 12x6 into %s 20x10 at (4,2): max diff %d\n",
+                zc::pixfmt_name(f), d);
+  }
+}
+
+/* Bilinear scaling against the converter's linear resampler, away from
+ * the frame edges (GStreamer folds edge taps differently).
+ *
+ * Only the cases where GStreamer filters with its resampler's centred
+ * taps are compared: any shrinking, and enlarging vertically or at 16
+ * bits. Its 8-bit horizontal 2-tap enlarging (video_scale_h_2tap_*u8)
+ * steps through the source corner to corner ((in - 1) / (out - 1)) rather
+ * than centre to centre, which is off by up to half a source pixel; zc
+ * keeps the centred mapping on both axes and at every depth.
+ *
+ * The rounding differs too (GStreamer: integer taps, horizontal then
+ * vertical passes, 8-bit "LQ" precision, before or after the matrix by
+ * direction; zc: one exact 2D sum rounded once, before the matrix), so the
+ * bound is a tolerance, on smooth content: kLinearTolerance 8-bit code
+ * values, i.e. kLinearTolerance << (bits - 8) for deeper outputs. Measured
+ * worst cases are printed; Y'CbCr -> R'G'B' shows the most (the matrix
+ * amplifies chroma differences by up to 1.8). */
+constexpr int kLinearTolerance = 5;
+
+void
+test_bilinear()
+{
+  const int cases[][4] = {{64, 48, 33, 31},     {1280, 720, 640, 360},
+                          {1921, 1081, 1280, 720}, {100, 80, 37, 29},
+                          {33, 17, 33, 40},     {640, 360, 640, 720},
+                          {200, 100, 150, 300}};
+  const zc::PixFmt fmts[][2] = {{zc::PixFmt::RGBA, zc::PixFmt::RGBA},
+                                {zc::PixFmt::I420, zc::PixFmt::RGBA},
+                                {zc::PixFmt::RGBA, zc::PixFmt::NV12},
+                                {zc::PixFmt::NV12, zc::PixFmt::NV12},
+                                {zc::PixFmt::GRAY8, zc::PixFmt::GRAY8},
+                                {zc::PixFmt::P010_10LE, zc::PixFmt::P010_10LE},
+                                {zc::PixFmt::GRAY16_LE, zc::PixFmt::GRAY16_LE}};
+  const int wide_cases[][4] = {{40, 30, 100, 70}, {640, 360, 1280, 720},
+                               {640, 360, 1000, 500}};
+  for (const auto &f : fmts) {
+    int worst = 0;
+    std::vector<std::array<int, 4>> all;
+    for (const auto &c : cases)
+      all.push_back({c[0], c[1], c[2], c[3]});
+    if (comp_bits(f[0]) > 8)
+      for (const auto &c : wide_cases)
+        all.push_back({c[0], c[1], c[2], c[3]});
+    for (const auto &c : all) {
+      Frame src, ref, got;
+      src.init(f[0], c[0], c[1], zc::Matrix::BT709, false);
+      ref.init(f[1], c[2], c[3], zc::Matrix::BT709, false);
+      got.init(f[1], c[2], c[3], zc::Matrix::BT709, false);
+      /* Smooth content (made as RGBA, then converted): on noise the two
+       * filters' rounding differences would be all there is to see. */
+      {
+        Frame rgba;
+        rgba.init(zc::PixFmt::RGBA, c[0], c[1], zc::Matrix::BT709, true);
+        for (int y = 0; y < c[1]; y++)
+          for (int x = 0; x < c[0]; x++)
+            for (int k = 0; k < 4; k++)
+              rgba.desc.planes[0][y * rgba.desc.strides[0] + x * 4 + k] =
+                  (uint8_t)(128 + 90 * std::sin(x * (0.05 + 0.03 * k))
+                            * std::cos(y * (0.07 - 0.01 * k)));
+        if (!check(gst_convert(rgba, src, nullptr), "gst RGBA source"))
+          continue;
+      }
+      GstStructure *extra = gst_structure_new("x",
+          GST_VIDEO_CONVERTER_OPT_RESAMPLER_METHOD,
+          GST_TYPE_VIDEO_RESAMPLER_METHOD, GST_VIDEO_RESAMPLER_METHOD_LINEAR,
+          NULL);
+      bool ok = gst_convert(src, ref, extra);
+      gst_structure_free(extra);
+      if (!check(ok, "gst linear"))
+        continue;
+      zc::ConvertParams p;
+      p.sampling = zc::Sampling::Bilinear;
+      if (!check(zc::convert_cpu(src.desc, got.desc, p, 0),
+                 "convert_cpu bilinear"))
+        continue;
+      const int mx = (c[2] + c[0] - 1) / c[0] + 2;
+      const int my = (c[3] + c[1] - 1) / c[1] + 2;
+      /* 4:2:0 outputs: keep whole chroma blocks. */
+      const int x0 = (mx + 1) & ~1, y0 = (my + 1) & ~1;
+      int d = max_diff(ref, got, x0, y0, c[2] - x0, c[3] - y0);
+      worst = std::max(worst, d);
+      check(d <= kLinearTolerance << (comp_bits(f[1]) - 8),
+            "bilinear %s %dx%d -> %s %dx%d: max diff %d",
+            zc::pixfmt_name(f[0]), c[0], c[1], zc::pixfmt_name(f[1]), c[2],
+            c[3], d);
+    }
+    std::printf("bilinear %s -> %s vs GstVideoConverter (linear), edges "
+                "excluded: max diff %d (tolerance %d)\n",
+                zc::pixfmt_name(f[0]), zc::pixfmt_name(f[1]), worst,
+                kLinearTolerance << (comp_bits(f[1]) - 8));
+  }
+}
+
+void
+test_rejects()
+{
+  Frame a, b;
+  a.init(zc::PixFmt::RGBA, 8, 8, zc::Matrix::BT709, true);
+  b.init(zc::PixFmt::RGBA, 16, 16, zc::Matrix::BT709, true);
+  zc::ConvertParams p;
+  p.sampling = zc::Sampling::Bicubic;
+  check(!zc::convert_cpu(a.desc, b.desc, p, 1),
+        "bicubic scaling is refused (not implemented)");
+  p = zc::ConvertParams();
+  p.gamma = 0.0f;
+  check(!zc::convert_cpu(a.desc, b.desc, p, 1), "gamma 0 is refused");
+  p = zc::ConvertParams();
+  p.contrast = 3.0f;
+  check(!zc::convert_cpu(a.desc, b.desc, p, 1),
+        "contrast outside 0..2 is refused");
+  p = zc::ConvertParams();
+  p.crop_left = 8;
+  check(!zc::convert_cpu(a.desc, b.desc, p, 1), "an empty crop is refused");
+  p = zc::ConvertParams();
+  p.dst_x = 10;
+  p.dst_w = 8;
+  check(!zc::convert_cpu(a.desc, b.desc, p, 1),
+        "a destination rectangle outside the frame is refused");
+  zc::FrameDesc bad = a.desc;
+  bad.strides[0] = 4;
+  check(!zc::convert_cpu(bad, b.desc, zc::ConvertParams(), 1),
+        "a stride below the row size is refused");
+}
+
+/* ---- point effects against a double-precision reference ----------------- */
+
+struct Kr
+{
+  double r, b;
+};
+
+Kr
+kr_of(zc::Matrix m)
+{
+  switch (m) {
+  case zc::Matrix::BT601: return {0.299, 0.114};
+  case zc::Matrix::BT2020: return {0.2627, 0.0593};
+  default: return {0.2126, 0.0722};
+  }
+}
+
+/* Normalised Y'CbCr <-> R'G'B'. */
+void
+yuv_to_rgb(Kr k, const double y[3], double r[3])
+{
+  const double kg = 1.0 - k.r - k.b;
+  r[0] = y[0] + 2.0 * (1.0 - k.r) * y[2];
+  r[2] = y[0] + 2.0 * (1.0 - k.b) * y[1];
+  r[1] = (y[0] - k.r * r[0] - k.b * r[2]) / kg;
+}
+
+void
+rgb_to_yuv(Kr k, const double r[3], double y[3])
+{
+  y[0] = k.r * r[0] + (1.0 - k.r - k.b) * r[1] + k.b * r[2];
+  y[1] = (r[2] - y[0]) / (2.0 * (1.0 - k.b));
+  y[2] = (r[0] - y[0]) / (2.0 * (1.0 - k.r));
+}
+
+/* The header's formula, one pixel, code values in and out (8 or 16 bits). */
+void
+effects_reference(const zc::FrameDesc &sd, const zc::FrameDesc &dd,
+                  const zc::ConvertParams &p, const double in[3],
+                  double out[3])
+{
+  const bool syuv = !is_rgb(sd.fmt), dyuv = !is_rgb(dd.fmt);
+  const int sb = comp_bits(sd.fmt) > 8 ? 16 : 8;
+  const int db = comp_bits(dd.fmt) > 8 ? 16 : 8;
+  auto unit = [](bool yuv, bool full, int bits, double off[3], double sc[3]) {
+    const double maxv = (1 << bits) - 1;
+    for (int i = 0; i < 3; i++) {
+      off[i] = (yuv && i) ? (1 << (bits - 1)) : 0.0;
+      sc[i] = maxv;
+    }
+    if (yuv && !full) {
+      off[0] = 1 << (bits - 4);
+      sc[0] = 219 << (bits - 8);
+      sc[1] = sc[2] = 224 << (bits - 8);
+    }
+  };
+  double off[3], sc[3], v[3], rgb[3], yuv[3];
+  unit(syuv, sd.full_range, sb, off, sc);
+  for (int i = 0; i < 3; i++)
+    v[i] = (in[i] - off[i]) / sc[i];
+  if (syuv)
+    yuv_to_rgb(kr_of(sd.matrix), v, rgb);
+  else
+    std::memcpy(rgb, v, sizeof(rgb));
+  const Kr k = kr_of(dyuv ? dd.matrix : (syuv ? sd.matrix : zc::Matrix::BT601));
+  rgb_to_yuv(k, rgb, yuv);
+  const double pi = 3.14159265358979323846;
+  const double hc = std::cos(pi * p.hue), hs = std::sin(pi * p.hue);
+  const double sat = p.grayscale ? 0.0 : p.saturation;
+  double e[3] = {p.contrast * yuv[0] + p.brightness,
+                 sat * (yuv[1] * hc + yuv[2] * hs),
+                 sat * (-yuv[1] * hs + yuv[2] * hc)};
+  if (p.gamma != 1.0f) {
+    /* 255 segments between 16-bit samples of the curve at i / 255. */
+    auto lut = [&](int i) {
+      return std::lrint(65535.0 * std::pow(i / 255.0, 1.0 / p.gamma))
+             / 65535.0;
+    };
+    const double x = std::min(1.0, std::max(0.0, e[0])) * 255.0;
+    const int i = std::min(254, (int)x);
+    e[0] = lut(i) + (lut(i + 1) - lut(i)) * (x - i);
+  }
+  if (p.invert) {
+    e[0] = 1.0 - e[0];
+    e[1] = -e[1];
+    e[2] = -e[2];
+  }
+  yuv_to_rgb(k, e, rgb);
+  if (dyuv)
+    rgb_to_yuv(kr_of(dd.matrix), rgb, v);
+  else
+    std::memcpy(v, rgb, sizeof(v));
+  unit(dyuv, dd.full_range, db, off, sc);
+  const double maxv = (1 << db) - 1;
+  for (int i = 0; i < 3; i++) {
+    double x = std::floor(v[i] * sc[i] + off[i] + 0.5);
+    out[i] = x < 0 ? 0 : (x > maxv ? maxv : x);
+  }
+}
+
+/* Components (Y/R, U/G, V/B) of pixel (x, y) of a 4:4:4 frame. */
+void
+read_444(const zc::FrameDesc &f, int x, int y, double c[3])
+{
+  const uint8_t *p0 = f.planes[0] + y * f.strides[0];
+  switch (f.fmt) {
+  case zc::PixFmt::RGBA:
+    for (int i = 0; i < 3; i++)
+      c[i] = p0[x * 4 + i];
+    break;
+  case zc::PixFmt::BGR:
+    for (int i = 0; i < 3; i++)
+      c[i] = p0[x * 3 + 2 - i];
+    break;
+  case zc::PixFmt::Y444:
+    for (int i = 0; i < 3; i++)
+      c[i] = f.planes[i][y * f.strides[i] + x];
+    break;
+  case zc::PixFmt::GRAY16_LE:
+    c[0] = p0[2 * x] | (p0[2 * x + 1] << 8);
+    c[1] = c[2] = 32768;
+    break;
+  default: /* GRAY8 */
+    c[0] = p0[x];
+    c[1] = c[2] = 128;
+    break;
+  }
+}
+
+void
+test_effects()
+{
+  struct FmtCase
+  {
+    zc::PixFmt in, out;
+    zc::Matrix mi, mo;
+    bool fi, fo;
+  };
+  const FmtCase fmts[] = {
+    {zc::PixFmt::RGBA, zc::PixFmt::RGBA, zc::Matrix::BT709, zc::Matrix::BT709,
+     true, true},
+    {zc::PixFmt::Y444, zc::PixFmt::Y444, zc::Matrix::BT709, zc::Matrix::BT709,
+     false, false},
+    {zc::PixFmt::RGBA, zc::PixFmt::Y444, zc::Matrix::BT709, zc::Matrix::BT2020,
+     true, true},
+    {zc::PixFmt::Y444, zc::PixFmt::BGR, zc::Matrix::BT601, zc::Matrix::BT709,
+     true, true},
+    {zc::PixFmt::GRAY8, zc::PixFmt::GRAY16_LE, zc::Matrix::BT709,
+     zc::Matrix::BT709, false, true},
+    {zc::PixFmt::Y444, zc::PixFmt::Y444, zc::Matrix::BT601, zc::Matrix::BT2020,
+     false, true},
+    {zc::PixFmt::GRAY16_LE, zc::PixFmt::RGBA, zc::Matrix::BT709,
+     zc::Matrix::BT709, false, true}};
+  std::uniform_real_distribution<float> unit(0.0f, 1.0f);
+  int worst = 0;
+  for (const FmtCase &fc : fmts) {
+    for (int t = 0; t < 12; t++) {
+      zc::ConvertParams p;
+      p.brightness = unit(g_rng) * 2.0f - 1.0f;
+      p.contrast = unit(g_rng) * 2.0f;
+      p.saturation = unit(g_rng) * 2.0f;
+      p.hue = unit(g_rng) * 2.0f - 1.0f;
+      p.invert = t % 3 == 1;
+      p.grayscale = t % 4 == 2;
+      if (t % 2 == 1)
+        p.gamma = 0.3f + unit(g_rng) * 3.0f;
+      if (t == 0) { /* gentle: little clipping */
+        p.brightness = 0.05f;
+        p.contrast = 0.9f;
+        p.saturation = 1.1f;
+        p.hue = 0.1f;
+      }
+      Frame src, got;
+      src.init(fc.in, 37, 21, fc.mi, fc.fi);
+      got.init(fc.out, 37, 21, fc.mo, fc.fo);
+      fill_random(src.data.data(), src.data.size());
+      if (!check(zc::convert_cpu(src.desc, got.desc, p, 0),
+                 "convert_cpu with effects"))
+        continue;
+      const int scale = comp_bits(fc.out) > 8 ? 257 : 1;
+      int d = 0;
+      for (int y = 0; y < 21; y++)
+        for (int x = 0; x < 37; x++) {
+          double in[3], ref[3], out[3];
+          read_444(src.desc, x, y, in);
+          effects_reference(src.desc, got.desc, p, in, ref);
+          read_444(got.desc, x, y, out);
+          const int n = is_gray(fc.out) ? 1 : 3;
+          for (int i = 0; i < n; i++)
+            d = std::max(d, (int)std::fabs(out[i] - ref[i]));
+        }
+      worst = std::max(worst, d / scale);
+      check(d <= scale, "effects %s -> %s b=%.2f c=%.2f s=%.2f h=%.2f "
+            "g=%.2f inv=%d gray=%d: max diff %d", zc::pixfmt_name(fc.in),
+            zc::pixfmt_name(fc.out), p.brightness, p.contrast, p.saturation,
+            p.hue, p.gamma, p.invert, p.grayscale, d);
+    }
+  }
+  std::printf("point effects vs double-precision reference: max diff %d "
+              "(8-bit code values)\n", worst);
+}
+
+/* The thread split does not change a byte. */
+void
+test_threads()
+{
+  Frame src, one, many;
+  src.init(zc::PixFmt::NV12, 1921, 1081, zc::Matrix::BT709, false);
+  one.init(zc::PixFmt::RGBA, 1280, 720, zc::Matrix::BT709, true);
+  many.init(zc::PixFmt::RGBA, 1280, 720, zc::Matrix::BT709, true);
+  fill_random(src.data.data(), src.data.size());
+  zc::ConvertParams p;
+  p.sampling = zc::Sampling::Bilinear;
+  p.orientation = zc::Orientation::Rotate180;
+  check(zc::convert_cpu(src.desc, one.desc, p, 1)
+            && zc::convert_cpu(src.desc, many.desc, p, 7),
+        "convert_cpu 1 and 7 threads");
+  check(one.data == many.data, "1 thread and 7 threads give the same bytes");
+}
+
+int
+run_cpu_tests()
+{
+  test_rejects();
+  test_threads();
+  test_effects();
+  test_orientation_crop();
+  test_nearest_and_border();
+  test_bilinear();
+  test_all_pairs();
+  print_pair_table();
+  return 0;
+}
+
+/* ---- GPU ------------------------------------------------------------------ */
+
+#if defined(GST_ZC_HAVE_CUDA) && GST_ZC_HAVE_CUDA
+
+bool
+cuda_ok(cudaError_t err, const char *what)
+{
+  return check(err == cudaSuccess, "%s: %s (%s)", what, cudaGetErrorName(err),
+               cudaGetErrorString(err));
+}
+
+/* A frame in mapped pinned memory, laid out like `like`. */
+struct PinnedFrame
+{
+  uint8_t *host = nullptr;
+  uint8_t *dev = nullptr;
+  zc::FrameDesc desc;
+
+  PinnedFrame() = default;
+  PinnedFrame(const PinnedFrame &) = delete;
+  PinnedFrame &operator=(const PinnedFrame &) = delete;
+  ~PinnedFrame()
+  {
+    if (host)
+      cudaFreeHost(host);
+  }
+
+  bool
+  alloc(const Frame &like)
+  {
+    void *p = nullptr;
+    if (!cuda_ok(cudaHostAlloc(&p, like.data.size(), cudaHostAllocMapped),
+                 "cudaHostAlloc(mapped)"))
+      return false;
+    host = (uint8_t *)p;
+    if (!cuda_ok(cudaHostGetDevicePointer((void **)&dev, p, 0),
+                 "cudaHostGetDevicePointer"))
+      return false;
+    std::memcpy(host, like.data.data(), like.data.size());
+    desc = like.desc;
+    for (int i = 0; i < 3; i++) {
+      if (like.desc.planes[i])
+        desc.planes[i] = dev + (like.desc.planes[i] - like.data.data());
+    }
+    return true;
+  }
+};
+
+void
+gpu_case(zc::PixFmt in, zc::PixFmt out, int sw, int sh, int dw, int dh,
+         const zc::ConvertParams &p, cudaStream_t stream)
+{
+  Frame src, cpu;
+  src.init(in, sw, sh, zc::Matrix::BT601, false);
+  cpu.init(out, dw, dh, zc::Matrix::BT709, true);
+  fill_random(src.data.data(), src.data.size());
+  fill_random(cpu.data.data(), cpu.data.size());
+  PinnedFrame s, d;
+  if (!s.alloc(src) || !d.alloc(cpu))
+    return;
+  if (!check(zc::convert_cpu(src.desc, cpu.desc, p, 0), "convert_cpu"))
+    return;
+  if (!cuda_ok(zc::convert_cuda(s.desc, d.desc, p, stream), "convert_cuda")
+      || !cuda_ok(cudaStreamSynchronize(stream), "cudaStreamSynchronize"))
+    return;
+  check(std::memcmp(d.host, cpu.data.data(), cpu.data.size()) == 0,
+        "GPU != CPU: %s %dx%d -> %s %dx%d orientation %d", zc::pixfmt_name(in),
+        sw, sh, zc::pixfmt_name(out), dw, dh, (int)p.orientation);
+}
+
+int
+run_gpu_tests()
+{
+  int count = 0;
+  cudaError_t err = cudaGetDeviceCount(&count);
+  if (err != cudaSuccess) {
+    std::printf("SKIP: cudaGetDeviceCount failed: %s (%s)\n",
+                cudaGetErrorName(err), cudaGetErrorString(err));
+    return 77;
+  }
+  if (count == 0) {
+    std::printf("SKIP: no CUDA device\n");
+    return 77;
+  }
+  cudaStream_t stream;
+  if (!cuda_ok(cudaStreamCreateWithFlags(&stream, cudaStreamNonBlocking),
+               "cudaStreamCreateWithFlags"))
+    return 1;
+
+  const int sizes[][2] = {{1, 1}, {3, 7}, {33, 17}, {1921, 1081}};
+  zc::ConvertParams plain;
+  for (zc::PixFmt in : kAll)
+    for (zc::PixFmt out : kAll)
+      for (const auto &s : sizes) {
+        if (s[0] > 100 && (in != zc::PixFmt::NV12 && out != zc::PixFmt::NV12))
+          continue;
+        gpu_case(in, out, s[0], s[1], s[0], s[1], plain, stream);
+      }
+
+  /* Crop, orientation, nearest scaling, border. */
+  for (int o = 0; o <= (int)zc::Orientation::UR_LL; o++) {
+    zc::ConvertParams p;
+    p.orientation = (zc::Orientation)o;
+    p.crop_left = 3;
+    p.crop_top = 1;
+    p.crop_right = 2;
+    p.crop_bottom = 5;
+    p.dst_x = 4;
+    p.dst_y = 2;
+    p.dst_w = 500;
+    p.dst_h = 300;
+    p.border_argb = 0xff102030u;
+    gpu_case(zc::PixFmt::NV12, zc::PixFmt::RGBA, 641, 361, 640, 360, p, stream);
+    gpu_case(zc::PixFmt::RGBA, zc::PixFmt::I420, 641, 361, 640, 360, p, stream);
+    gpu_case(zc::PixFmt::P010_10LE, zc::PixFmt::NV12, 641, 361, 640, 360, p,
+             stream);
+    p.sampling = zc::Sampling::Bilinear;
+    p.brightness = 0.1f;
+    p.contrast = 1.2f;
+    p.saturation = 0.7f;
+    p.hue = 0.3f;
+    p.invert = o & 1;
+    p.gamma = (o & 2) ? 1.8f : 1.0f;
+    gpu_case(zc::PixFmt::NV12, zc::PixFmt::RGBA, 641, 361, 640, 360, p, stream);
+    gpu_case(zc::PixFmt::YUY2, zc::PixFmt::I420_10LE, 1921, 1081, 1280, 720,
+             p, stream);
+    gpu_case(zc::PixFmt::RGBx, zc::PixFmt::NV21, 300, 200, 1920, 1080, p,
+             stream);
+  }
+
+  cuda_ok(cudaStreamDestroy(stream), "cudaStreamDestroy");
+  return 0;
+}
+
+#endif /* GST_ZC_HAVE_CUDA */
+
+} // namespace
+
+int
+main(int argc, char **argv)
+{
+  const bool gpu = argc > 1 && std::strcmp(argv[1], "--gpu") == 0;
+  int ret;
+
+  gst_init(nullptr, nullptr);
+  if (gpu) {
+#if defined(GST_ZC_HAVE_CUDA) && GST_ZC_HAVE_CUDA
+    ret = run_gpu_tests();
+#else
+    std::printf("SKIP: built without CUDA\n");
+    ret = 77;
+#endif
+  } else {
+    ret = run_cpu_tests();
+  }
+  if (ret == 77)
+    return 77;
+
+  std::printf("%d passed, %d failed\n", g_passed, g_failed);
+  return (ret != 0 || g_failed > 0) ? 1 : 0;
+}
