@@ -22,6 +22,8 @@
 #include <gst/video/video.h>
 
 #include <algorithm>
+#include "kernel-check.h"
+
 #include <array>
 #include <cmath>
 #include <cstdarg>
@@ -37,38 +39,7 @@
 
 namespace {
 
-int g_passed = 0;
-int g_failed = 0;
-
-#if defined(__GNUC__)
-__attribute__((format(printf, 2, 3)))
-#endif
-bool
-check(bool ok, const char *fmt, ...)
-{
-  if (ok) {
-    g_passed++;
-    return true;
-  }
-  g_failed++;
-  va_list ap;
-  va_start(ap, fmt);
-  std::fprintf(stderr, "FAIL: ");
-  std::vfprintf(stderr, fmt, ap);
-  std::fprintf(stderr, "\n");
-  va_end(ap);
-  return false;
-}
-
-std::mt19937 g_rng(0x5eedc0deu);
-
-void
-fill_random(uint8_t *p, size_t n)
-{
-  std::uniform_int_distribution<int> byte(0, 255);
-  for (size_t i = 0; i < n; i++)
-    p[i] = (uint8_t)byte(g_rng);
-}
+using namespace zc_test;
 
 const zc::PixFmt kAll[zc::kNumPixFmts] = {
   zc::PixFmt::RGBA, zc::PixFmt::BGRA, zc::PixFmt::RGBx, zc::PixFmt::BGRx,
@@ -1001,13 +972,6 @@ run_cpu_tests()
 
 #if defined(GST_ZC_HAVE_CUDA) && GST_ZC_HAVE_CUDA
 
-bool
-cuda_ok(cudaError_t err, const char *what)
-{
-  return check(err == cudaSuccess, "%s: %s (%s)", what, cudaGetErrorName(err),
-               cudaGetErrorString(err));
-}
-
 /* A frame in mapped pinned memory, laid out like `like`. */
 struct PinnedFrame
 {
@@ -1070,17 +1034,6 @@ gpu_case(zc::PixFmt in, zc::PixFmt out, int sw, int sh, int dw, int dh,
 int
 run_gpu_tests()
 {
-  int count = 0;
-  cudaError_t err = cudaGetDeviceCount(&count);
-  if (err != cudaSuccess) {
-    std::printf("SKIP: cudaGetDeviceCount failed: %s (%s)\n",
-                cudaGetErrorName(err), cudaGetErrorString(err));
-    return 77;
-  }
-  if (count == 0) {
-    std::printf("SKIP: no CUDA device\n");
-    return 77;
-  }
   cudaStream_t stream;
   if (!cuda_ok(cudaStreamCreateWithFlags(&stream, cudaStreamNonBlocking),
                "cudaStreamCreateWithFlags"))
@@ -1138,23 +1091,12 @@ run_gpu_tests()
 int
 main(int argc, char **argv)
 {
-  const bool gpu = argc > 1 && std::strcmp(argv[1], "--gpu") == 0;
-  int ret;
-
   gst_init(nullptr, nullptr);
-  if (gpu) {
+  return zc_test::run_main(argc, argv, 0x5eedc0deu, run_cpu_tests,
 #if defined(GST_ZC_HAVE_CUDA) && GST_ZC_HAVE_CUDA
-    ret = run_gpu_tests();
+                           run_gpu_tests
 #else
-    std::printf("SKIP: built without CUDA\n");
-    ret = 77;
+                           nullptr
 #endif
-  } else {
-    ret = run_cpu_tests();
-  }
-  if (ret == 77)
-    return 77;
-
-  std::printf("%d passed, %d failed\n", g_passed, g_failed);
-  return (ret != 0 || g_failed > 0) ? 1 : 0;
+  );
 }

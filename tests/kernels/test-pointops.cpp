@@ -8,6 +8,7 @@
  * Prints each failure, then "N passed, M failed"; exits 1 on any failure.
  */
 #include "zcpointops.h"
+#include "kernel-check.h"
 
 #include <algorithm>
 #include <cmath>
@@ -24,38 +25,7 @@
 
 namespace {
 
-int g_passed = 0;
-int g_failed = 0;
-
-#if defined(__GNUC__)
-__attribute__((format(printf, 2, 3)))
-#endif
-bool
-check(bool ok, const char *fmt, ...)
-{
-  if (ok) {
-    g_passed++;
-    return true;
-  }
-  g_failed++;
-  va_list ap;
-  va_start(ap, fmt);
-  std::fprintf(stderr, "FAIL: ");
-  std::vfprintf(stderr, fmt, ap);
-  std::fprintf(stderr, "\n");
-  va_end(ap);
-  return false;
-}
-
-std::mt19937 g_rng(0x5eed1234u);
-
-void
-fill_random(uint8_t *p, size_t n)
-{
-  std::uniform_int_distribution<int> byte(0, 255);
-  for (size_t i = 0; i < n; i++)
-    p[i] = (uint8_t)byte(g_rng);
-}
+using namespace zc_test;
 
 /* Four unrelated tables, so that a byte sent through the wrong one shows. */
 zc::LutSet
@@ -430,13 +400,6 @@ run_cpu_tests()
 
 #if defined(GST_ZC_HAVE_CUDA) && GST_ZC_HAVE_CUDA
 
-bool
-cuda_ok(cudaError_t err, const char *what)
-{
-  return check(err == cudaSuccess, "%s: %s (%s)", what, cudaGetErrorName(err),
-               cudaGetErrorString(err));
-}
-
 enum class MemKind { kMapped, kManaged, kDevice };
 
 const char *
@@ -695,17 +658,6 @@ report_timing(MemKind kind, bool in_place, cudaStream_t stream)
 int
 run_gpu_tests()
 {
-  int count = 0;
-  cudaError_t err = cudaGetDeviceCount(&count);
-  if (err != cudaSuccess) {
-    std::printf("SKIP: cudaGetDeviceCount failed: %s (%s)\n",
-                cudaGetErrorName(err), cudaGetErrorString(err));
-    return 77;
-  }
-  if (count == 0) {
-    std::printf("SKIP: no CUDA device\n");
-    return 77;
-  }
   cudaDeviceProp prop;
   if (cuda_ok(cudaGetDeviceProperties(&prop, 0), "cudaGetDeviceProperties"))
     std::printf("info: device 0: %s, sm_%d%d, %d SMs\n", prop.name, prop.major,
@@ -751,22 +703,11 @@ run_gpu_tests()
 int
 main(int argc, char **argv)
 {
-  const bool gpu = argc > 1 && std::strcmp(argv[1], "--gpu") == 0;
-  int ret;
-
-  if (gpu) {
+  return zc_test::run_main(argc, argv, 0x5eed1234u, run_cpu_tests,
 #if defined(GST_ZC_HAVE_CUDA) && GST_ZC_HAVE_CUDA
-    ret = run_gpu_tests();
+                           run_gpu_tests
 #else
-    std::printf("SKIP: built without CUDA\n");
-    ret = 77;
+                           nullptr
 #endif
-  } else {
-    ret = run_cpu_tests();
-  }
-  if (ret == 77)
-    return 77;
-
-  std::printf("%d passed, %d failed\n", g_passed, g_failed);
-  return (ret != 0 || g_failed > 0) ? 1 : 0;
+  );
 }
