@@ -260,6 +260,7 @@ gst_zc_base_transform_start (GstBaseTransform * trans)
     std::lock_guard < std::mutex > lk (priv->lock);
     priv->stream = stream;
     priv->resolved_type = resolved;
+    priv->pool_type = GST_ZC_MEMORY_TYPE_AUTO;  /* until decide_allocation */
   }
   GST_INFO_OBJECT (self, "started on %s, %s memory",
       gst_zc_context_get_device_name (ctx),
