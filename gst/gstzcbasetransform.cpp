@@ -740,7 +740,7 @@ gpu_memory_of (GstBuffer * buf, gint device)
  *
  * Returns: %FALSE with an element error posted on failure
  */
-gboolean
+static gboolean
 gst_zc_base_transform_copy_frame_gpu (GstZcBaseTransform * self,
     GstBuffer * inbuf, GstBuffer * outbuf)
 {

@@ -51,8 +51,6 @@ gboolean gst_zc_base_transform_decide_zc_pool (GstZcBaseTransform * self,
 gboolean gst_zc_base_transform_propose_zc_pool (GstZcBaseTransform * self,
     GstQuery * query, GstZcMemoryType memory_type);
 
-gboolean gst_zc_base_transform_copy_frame_gpu (GstZcBaseTransform * self,
-    GstBuffer * inbuf, GstBuffer * outbuf);
 GstFlowReturn gst_zc_base_transform_copy_frame (GstZcBaseTransform * self,
     GstBuffer * inbuf, GstBuffer * outbuf);
 
