@@ -372,6 +372,16 @@ gst_zc_base_transform_get_unit_size (GstBaseTransform *, GstCaps * caps,
   return TRUE;
 }
 
+/* zcupload and zcdownload keep the frame's geometry: every meta but the
+ * memory layout (GstVideoMeta, which the output buffer has its own of)
+ * stays valid on the output, the crop region in particular. */
+static gboolean
+gst_zc_base_transform_transform_meta (GstBaseTransform *, GstBuffer *,
+    GstMeta * meta, GstBuffer *)
+{
+  return meta->info->api != GST_VIDEO_META_API_TYPE;
+}
+
 static void
 gst_zc_base_transform_finalize (GObject * object)
 {
@@ -434,6 +444,8 @@ gst_zc_base_transform_class_init (GstZcBaseTransformClass * klass)
       GST_DEBUG_FUNCPTR (gst_zc_base_transform_transform_size);
   trans_class->get_unit_size =
       GST_DEBUG_FUNCPTR (gst_zc_base_transform_get_unit_size);
+  trans_class->transform_meta =
+      GST_DEBUG_FUNCPTR (gst_zc_base_transform_transform_meta);
 
   gst_type_mark_as_plugin_api (GST_TYPE_ZC_BASE_TRANSFORM,
       (GstPluginAPIFlags) 0);
@@ -698,6 +710,10 @@ gst_zc_video_plane_row_bytes (const GstVideoInfo * info, guint plane)
   gst_video_format_info_component (finfo, plane, comp);
   guint w = GST_VIDEO_FORMAT_INFO_SCALE_WIDTH (finfo, comp[0],
       GST_VIDEO_INFO_WIDTH (info));
+  /* Packed 4:2:2 rows hold whole macropixels: an odd width ends with a
+   * Y0 U Y1 V group whose Y1 is padding */
+  if (GST_VIDEO_FORMAT_INFO_W_SUB (finfo, 1) && GST_VIDEO_INFO_N_PLANES (info) == 1)
+    w = GST_ROUND_UP_2 (w);
   return w * GST_VIDEO_FORMAT_INFO_PSTRIDE (finfo, comp[0]);
 }
 
@@ -871,7 +887,22 @@ gst_zc_base_transform_copy_frame (GstZcBaseTransform * self,
           ("Could not map the output frame"), (NULL));
       return GST_FLOW_ERROR;
     }
-    gboolean ok = gst_video_frame_copy (&out_frame, &in_frame);
+    /* Row by row over the bytes gst_zc_video_plane_row_bytes() counts:
+     * gst_video_frame_copy() leaves out the last chroma pair of an odd
+     * width of packed 4:2:2 */
+    gboolean ok = GST_VIDEO_FRAME_N_PLANES (&in_frame) ==
+        GST_VIDEO_FRAME_N_PLANES (&out_frame);
+    for (guint p = 0; ok && p < GST_VIDEO_FRAME_N_PLANES (&in_frame); p++) {
+      guint32 row = gst_zc_video_plane_row_bytes (&priv->in_info, p);
+      guint32 rows = gst_zc_video_plane_rows (&priv->in_info, p);
+      const guint8 *s = (const guint8 *) GST_VIDEO_FRAME_PLANE_DATA
+          (&in_frame, p);
+      guint8 *d = (guint8 *) GST_VIDEO_FRAME_PLANE_DATA (&out_frame, p);
+      gint ss = GST_VIDEO_FRAME_PLANE_STRIDE (&in_frame, p);
+      gint ds = GST_VIDEO_FRAME_PLANE_STRIDE (&out_frame, p);
+      for (guint32 y = 0; y < rows; y++)
+        memcpy (d + (gsize) y * ds, s + (gsize) y * ss, row);
+    }
     gst_video_frame_unmap (&out_frame);
     gst_video_frame_unmap (&in_frame);
     if (!ok) {

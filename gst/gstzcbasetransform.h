@@ -13,9 +13,12 @@ G_BEGIN_DECLS
 G_DECLARE_DERIVABLE_TYPE (GstZcBaseTransform, gst_zc_base_transform,
     GST, ZC_BASE_TRANSFORM, GstBaseTransform)
 
-/* The video formats every element handles. */
+/* The video formats every element handles (zcfilter converts between any
+ * two of them). */
 #define GST_ZC_FORMATS \
-    "{ RGBA, BGRA, RGBx, BGRx, ARGB, ABGR, xRGB, xBGR, GRAY8, NV12, I420 }"
+    "{ RGBA, BGRA, RGBx, BGRx, ARGB, ABGR, xRGB, xBGR, RGB, BGR, GRAY8, " \
+    "GRAY16_LE, NV12, NV21, I420, YV12, Y42B, Y444, YUY2, UYVY, P010_10LE, " \
+    "I420_10LE }"
 
 /* Frames larger than this are refused at negotiation: a guard against
  * absurd caps (100000x100000) before anything pins gigabytes. */

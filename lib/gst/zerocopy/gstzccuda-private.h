@@ -8,6 +8,7 @@
 #pragma once
 
 #include <gst/gst.h>
+#include <gst/zerocopy/zerocopy-prelude.h>
 
 #if GST_ZC_HAVE_CUDA
 #include <cuda_runtime_api.h>
@@ -15,7 +16,8 @@
 G_BEGIN_DECLS
 
 /* Logs a failed CUDA call (name, description, call site) into @cat.
- * Returns TRUE on success. */
+ * Returns TRUE on success. Exported for the plugin, not installed. */
+GST_ZC_API
 gboolean gst_zc_cuda_result (cudaError_t err, GstDebugCategory * cat,
     const gchar * file, const gchar * function, gint line, const gchar * what);
 

@@ -91,7 +91,8 @@ GST_START_TEST (test_chain_all_formats_through_videoconvert)
 {
   /* Each format, negotiated from a converter, to EOS */
   const gchar *formats[] = { "RGBA", "BGRA", "RGBx", "BGRx", "ARGB", "ABGR",
-    "xRGB", "xBGR", "GRAY8", "NV12", "I420"
+    "xRGB", "xBGR", "RGB", "BGR", "GRAY8", "GRAY16_LE", "NV12", "NV21", "I420",
+    "YV12", "Y42B", "Y444", "YUY2", "UYVY", "P010_10LE", "I420_10LE"
   };
   for (const gchar * fmt:formats) {
     gchar *desc = g_strdup_printf ("videotestsrc num-buffers=3 ! "
@@ -387,16 +388,17 @@ expect_link_refused (const gchar * desc)
 
 GST_START_TEST (test_error_not_negotiated_for_unsupported_format)
 {
-  const gchar *yuy2 = "videotestsrc num-buffers=2 ! video/x-raw,format=YUY2";
-  const gchar *rgb = "videotestsrc num-buffers=2 ! video/x-raw,format=RGB";
-  expect_not_negotiated (yuy2, "zcupload name=first ! fakesink");
-  expect_not_negotiated (rgb, "zcupload name=first ! fakesink");
+  /* formats outside the 22 every element takes */
+  const gchar *ayuv = "videotestsrc num-buffers=2 ! video/x-raw,format=AYUV";
+  const gchar *v210 = "videotestsrc num-buffers=2 ! video/x-raw,format=v210";
+  expect_not_negotiated (ayuv, "zcupload name=first ! fakesink");
+  expect_not_negotiated (v210, "zcupload name=first ! fakesink");
   expect_not_negotiated ("audiotestsrc num-buffers=2",
       "zcupload name=first ! fakesink");
-  expect_not_negotiated (yuy2,
+  expect_not_negotiated (ayuv,
       "zcupload name=first ! zcfilter ! zcdownload ! fakesink");
 
-  expect_link_refused ("videotestsrc ! video/x-raw,format=YUY2 ! zcupload ! "
+  expect_link_refused ("videotestsrc ! video/x-raw,format=AYUV ! zcupload ! "
       "fakesink");
   expect_link_refused ("audiotestsrc ! zcupload ! fakesink");
   expect_link_refused ("videotestsrc ! zcfilter ! fakesink");

@@ -1,94 +1,21 @@
 /* gst-zerocopy: zcfilter
  * SPDX-License-Identifier: LGPL-2.1-or-later
  *
- * Bit-exact against the CPU reference (zc::build_point_lut) for every
- * setting, format and a few sizes, on whichever backend "auto" picks here.
+ * Bit-exact against the CPU reference (zc::convert_cpu, whose per-pixel
+ * code the CUDA kernel shares) for every effect setting, format and a few
+ * sizes, on whichever backend "auto" picks here; conversion, scaling, crop
+ * and orientation as a user sees them (caps, sizes, pixels); passthrough.
+ * tests/check/elements/zcfilter-compare.cpp compares with GStreamer's own
+ * elements.
  */
 #include "../zccheck.h"
+
+#include <zcspatial.h>
 
 GST_START_TEST (test_filter_matches_cpu_reference)
 {
   /* __i__: the setting (loop test) */
   zc_test_filter_setting_all_formats ((guint) __i__, NULL);
-}
-
-GST_END_TEST;
-
-/* Luma through the LUT, chroma kept, or inverted with invert */
-static void
-check_yuv_planes (GstVideoFormat format, const ZcFilterSetting & s)
-{
-  const gint w = 64, h = 36;
-  gchar *desc = g_strdup_printf ("zcupload ! zcfilter brightness=%g "
-      "contrast=%g gamma=%g invert=%s", s.brightness, s.contrast, s.gamma,
-      s.invert ? "true" : "false");
-  GstHarness *hr = gst_harness_new_parse (desc);
-  g_free (desc);
-  gst_harness_set_src_caps (hr, zc_test_raw_caps (format, w, h));
-  GstVideoInfo info;
-  gst_video_info_set_format (&info, format, w, h);
-  GstBuffer *in = gst_buffer_new_allocate (NULL, info.size, NULL);
-  /* A ramp, so every luma value is there and the LUT visibly changes it */
-  GstVideoFrame fin;
-  fail_unless (gst_video_frame_map (&fin, &info, in, GST_MAP_WRITE));
-  for (guint p = 0; p < GST_VIDEO_FRAME_N_PLANES (&fin); p++) {
-    gsize row_bytes;
-    guint rows;
-    zc_test_plane_geometry (&info, p, &row_bytes, &rows);
-    guint8 *d = (guint8 *) GST_VIDEO_FRAME_PLANE_DATA (&fin, p);
-    for (guint y = 0; y < rows; y++)
-      for (gsize x = 0; x < row_bytes; x++)
-        d[y * GST_VIDEO_FRAME_PLANE_STRIDE (&fin, p) + x] =
-            (guint8) (y * row_bytes + x + 40 * p);
-  }
-  gst_video_frame_unmap (&fin);
-
-  fail_unless_equals_int (gst_harness_push (hr, gst_buffer_ref (in)),
-      GST_FLOW_OK);
-  GstBuffer *out = gst_harness_try_pull (hr);
-  fail_unless (out != NULL);
-  GstCaps *oc = gst_pad_get_current_caps (hr->sinkpad);
-  GstVideoInfo oinfo;
-  gst_video_info_from_caps (&oinfo, oc);
-  gst_caps_unref (oc);
-
-  guint8 lut[256], chroma[256];
-  zc_test_filter_luts (s, lut, chroma);
-  GstVideoFrame fout;
-  fail_unless (gst_video_frame_map (&fin, &info, in, GST_MAP_READ));
-  fail_unless (gst_video_frame_map (&fout, &oinfo, out, GST_MAP_READ));
-  std::string diff = zc_test_compare_frames (&fin, &fout, lut, chroma,
-      s.name);
-  /* and the luma did change: the reference is not the identity here */
-  gboolean luma_changed = FALSE;
-  const guint8 *yin = (const guint8 *) GST_VIDEO_FRAME_PLANE_DATA (&fin, 0);
-  const guint8 *yout = (const guint8 *) GST_VIDEO_FRAME_PLANE_DATA (&fout, 0);
-  for (gint x = 0; x < w; x++)
-    luma_changed |= yin[x] != yout[x];
-  gst_video_frame_unmap (&fout);
-  gst_video_frame_unmap (&fin);
-  fail_unless (diff.empty (), "%s", diff.c_str ());
-  fail_unless (luma_changed, "%s: luma untouched",
-      gst_video_format_to_string (format));
-
-  gst_buffer_unref (out);
-  gst_buffer_unref (in);
-  gst_harness_teardown (hr);
-}
-
-GST_START_TEST (test_filter_nv12_i420_planes)
-{
-  const ZcFilterSetting bright = { "brightness0.2", 0.2, 1.0, 1.0, FALSE };
-  const ZcFilterSetting gamma = { "gamma2+contrast1.5", 0.0, 1.5, 2.0, FALSE };
-  const ZcFilterSetting inv = { "invert", 0.0, 1.0, 1.0, TRUE };
-  const ZcFilterSetting mix = { "brightness-0.1+invert", -0.1, 1.0, 1.0, TRUE };
-  const GstVideoFormat fmts[] = { GST_VIDEO_FORMAT_NV12, GST_VIDEO_FORMAT_I420 };
-  for (GstVideoFormat f:fmts) {
-    check_yuv_planes (f, bright);
-    check_yuv_planes (f, gamma);
-    check_yuv_planes (f, inv);
-    check_yuv_planes (f, mix);
-  }
 }
 
 GST_END_TEST;
@@ -179,8 +106,6 @@ GST_START_TEST (test_filter_property_change_applies_to_next_frame)
         GST_FLOW_OK);
     GstBuffer *out = gst_harness_try_pull (hr);
     fail_unless (out != NULL);
-    guint8 lut[256], chroma[256];
-    zc_test_filter_luts (s, lut, chroma);
     GstCaps *oc = gst_pad_get_current_caps (hr->sinkpad);
     GstVideoInfo oinfo;
     gst_video_info_from_caps (&oinfo, oc);
@@ -188,8 +113,7 @@ GST_START_TEST (test_filter_property_change_applies_to_next_frame)
     GstVideoFrame fin, fout;
     fail_unless (gst_video_frame_map (&fin, &info, in, GST_MAP_READ));
     fail_unless (gst_video_frame_map (&fout, &oinfo, out, GST_MAP_READ));
-    std::string diff = zc_test_compare_frames (&fin, &fout, lut, chroma,
-        s.name);
+    std::string diff = zc_test_check_filter_output (s, &fin, &fout, s.name);
     gst_video_frame_unmap (&fout);
     gst_video_frame_unmap (&fin);
     fail_unless (diff.empty (), "%s", diff.c_str ());
@@ -213,8 +137,12 @@ GST_START_TEST (test_filter_properties_have_documented_ranges)
     gdouble min, max, def;
   } doubles[] = {
     {"brightness", -1.0, 1.0, 0.0},
-    {"contrast", 0.0, 4.0, 1.0},
+    {"contrast", 0.0, 2.0, 1.0},
+    {"saturation", 0.0, 2.0, 1.0},
+    {"hue", -1.0, 1.0, 0.0},
     {"gamma", 0.01, 10.0, 1.0},
+    {"blur-sigma", 0.0, 16.0, 0.0},
+    {"sharpen", 0.0, 8.0, 0.0},
   };
   for (auto & d:doubles) {
     GParamSpec *ps = g_object_class_find_property (k, d.name);
@@ -225,17 +153,39 @@ GST_START_TEST (test_filter_properties_have_documented_ranges)
         pd->minimum, pd->maximum, pd->default_value);
     fail_unless (ps->flags & G_PARAM_WRITABLE);
   }
-  GParamSpec *ps = g_object_class_find_property (k, "invert");
-  fail_unless (ps != NULL && G_IS_PARAM_SPEC_BOOLEAN (ps));
-  fail_if (G_PARAM_SPEC_BOOLEAN (ps)->default_value);
+  for (const gchar * name: { "invert", "grayscale", "edges" }) {
+    GParamSpec *ps = g_object_class_find_property (k, name);
+    fail_unless (ps != NULL && G_IS_PARAM_SPEC_BOOLEAN (ps), "no %s", name);
+    fail_if (G_PARAM_SPEC_BOOLEAN (ps)->default_value, "%s", name);
+  }
+  GParamSpec *ab = g_object_class_find_property (k, "add-borders");
+  fail_unless (ab && G_PARAM_SPEC_BOOLEAN (ab)->default_value);
+  for (const gchar * name: { "crop-left", "crop-right", "crop-top",
+        "crop-bottom" }) {
+    GParamSpec *ps = g_object_class_find_property (k, name);
+    fail_unless (ps != NULL && G_IS_PARAM_SPEC_INT (ps), "no %s", name);
+    fail_unless (G_PARAM_SPEC_INT (ps)->minimum == 0 &&
+        G_PARAM_SPEC_INT (ps)->default_value == 0, "%s", name);
+  }
+  /* videoscale's default method, videoflip's interface */
+  GParamSpec *m = g_object_class_find_property (k, "method");
+  fail_unless (m && G_IS_PARAM_SPEC_ENUM (m));
+  GEnumValue *def = g_enum_get_value (G_PARAM_SPEC_ENUM (m)->enum_class,
+      G_PARAM_SPEC_ENUM (m)->default_value);
+  fail_unless_equals_string (def->value_nick, "bilinear");
+  for (const gchar * nick: { "nearest-neighbour", "bilinear", "bicubic" })
+    fail_unless (g_enum_get_value_by_nick (G_PARAM_SPEC_ENUM (m)->enum_class,
+            nick) != NULL, "method %s", nick);
+  fail_unless (GST_IS_VIDEO_DIRECTION (e));
+  fail_unless (g_object_class_find_property (k, "video-direction") != NULL);
 
-  g_object_set (e, "brightness", -0.25, "contrast", 3.5, "gamma", 0.5,
+  g_object_set (e, "brightness", -0.25, "contrast", 1.5, "gamma", 0.5,
       "invert", TRUE, NULL);
   gdouble b, c, g;
   gboolean inv;
   g_object_get (e, "brightness", &b, "contrast", &c, "gamma", &g, "invert",
       &inv, NULL);
-  fail_unless (b == -0.25 && c == 3.5 && g == 0.5 && inv);
+  fail_unless (b == -0.25 && c == 1.5 && g == 0.5 && inv);
   gst_object_unref (e);
 }
 
@@ -265,6 +215,395 @@ GST_START_TEST (test_filter_same_caps_in_and_out)
 
 GST_END_TEST;
 
+/* One random frame of @in_fmt @w x @h through "zcupload ! zcfilter @props !
+ * capsfilter @out_caps"; returns the output (NULL and a message in @err on
+ * failure) with its caps' info in @out_info, the input in @in. */
+static GstBuffer *
+run_one_frame (GstVideoFormat in_fmt, gint w, gint h, const gchar * props,
+    const gchar * out_caps, GstBuffer ** in, GstVideoInfo * in_info,
+    GstVideoInfo * out_info, GstElement ** filter = NULL)
+{
+  gchar *desc = g_strdup_printf ("zcupload ! zcfilter name=f %s ! "
+      "capsfilter caps=\"%s\"", props, out_caps ? out_caps :
+      "video/x-raw(memory:CUDAZeroCopy)");
+  GstHarness *hr = gst_harness_new_parse (desc);
+  g_free (desc);
+  gst_harness_set_src_caps (hr, zc_test_raw_caps (in_fmt, w, h));
+  gst_video_info_set_format (in_info, in_fmt, w, h);
+  *in = gst_buffer_new_allocate (NULL, in_info->size, NULL);
+  zc_test_fill_random (*in, 7u * w + h);
+  GstBuffer *out = NULL;
+  if (gst_harness_push (hr, gst_buffer_ref (*in)) == GST_FLOW_OK)
+    out = gst_harness_try_pull (hr);
+  if (out) {
+    GstCaps *oc = gst_pad_get_current_caps (hr->sinkpad);
+    fail_unless (oc && gst_video_info_from_caps (out_info, oc));
+    gst_caps_unref (oc);
+  }
+  if (filter)
+    *filter = gst_harness_find_element (hr, "zcfilter");
+  gst_harness_teardown (hr);
+  return out;
+}
+
+/* The CPU reference for @p on @in, in the layout of @out_info */
+static std::string
+compare_with_reference (GstBuffer * in, const GstVideoInfo * in_info,
+    GstBuffer * out, const GstVideoInfo * out_info,
+    const zc::ConvertParams & p, const gchar * what)
+{
+  GstBuffer *exp = gst_buffer_new_allocate (NULL, out_info->size, NULL);
+  GstVideoFrame fin, fout, fexp;
+  fail_unless (gst_video_frame_map (&fin, in_info, in, GST_MAP_READ));
+  fail_unless (gst_video_frame_map (&fout, out_info, out, GST_MAP_READ));
+  fail_unless (gst_video_frame_map (&fexp, out_info, exp, GST_MAP_WRITE));
+  zc::FrameDesc sd, dd;
+  fail_unless (zc_test_frame_desc (&fin, &sd) &&
+      zc_test_frame_desc (&fexp, &dd));
+  fail_unless (zc::convert_cpu (sd, dd, p, 1), "%s: reference refused", what);
+  std::string diff = zc_test_compare_identical (&fexp, &fout, what);
+  gst_video_frame_unmap (&fexp);
+  gst_video_frame_unmap (&fout);
+  gst_video_frame_unmap (&fin);
+  gst_buffer_unref (exp);
+  return diff;
+}
+
+GST_START_TEST (test_filter_converts_format_and_size_from_caps)
+{
+  struct
+  {
+    GstVideoFormat in;
+    gint w, h;
+    const gchar *caps;
+    GstVideoFormat out;
+    gint ow, oh;
+  } cases[] = {
+    {GST_VIDEO_FORMAT_NV12, 64, 36, "video/x-raw(memory:CUDAZeroCopy),"
+          "format=RGBA", GST_VIDEO_FORMAT_RGBA, 64, 36},
+    {GST_VIDEO_FORMAT_NV12, 128, 72, "video/x-raw(memory:CUDAZeroCopy),"
+          "format=RGBA,width=64,height=36", GST_VIDEO_FORMAT_RGBA, 64, 36},
+    {GST_VIDEO_FORMAT_YUY2, 33, 17, "video/x-raw(memory:CUDAZeroCopy),"
+          "format=I420,width=66,height=34", GST_VIDEO_FORMAT_I420, 66, 34},
+    {GST_VIDEO_FORMAT_BGRx, 40, 30, "video/x-raw(memory:CUDAZeroCopy),"
+          "format=P010_10LE", GST_VIDEO_FORMAT_P010_10LE, 40, 30},
+    /* only the width given: the height keeps the aspect ratio */
+    {GST_VIDEO_FORMAT_I420, 64, 36, "video/x-raw(memory:CUDAZeroCopy),"
+          "width=32", GST_VIDEO_FORMAT_I420, 32, 18},
+  };
+  for (auto & c:cases) {
+    GstBuffer *in;
+    GstVideoInfo ii, oi;
+    GstBuffer *out = run_one_frame (c.in, c.w, c.h, "", c.caps, &in, &ii,
+        &oi);
+    fail_unless (out != NULL, "%s -> %s: no output", gst_video_format_to_string
+        (c.in), c.caps);
+    fail_unless_equals_int (GST_VIDEO_INFO_FORMAT (&oi), c.out);
+    fail_unless_equals_int (GST_VIDEO_INFO_WIDTH (&oi), c.ow);
+    fail_unless_equals_int (GST_VIDEO_INFO_HEIGHT (&oi), c.oh);
+    zc::ConvertParams p;
+    p.sampling = zc::Sampling::Bilinear;
+    std::string diff = compare_with_reference (in, &ii, out, &oi, p, c.caps);
+    fail_unless (diff.empty (), "%s", diff.c_str ());
+    gst_buffer_unref (out);
+    gst_buffer_unref (in);
+  }
+}
+
+GST_END_TEST;
+
+GST_START_TEST (test_filter_crop_properties_shrink_the_output)
+{
+  GstBuffer *in;
+  GstVideoInfo ii, oi;
+  GstBuffer *out = run_one_frame (GST_VIDEO_FORMAT_RGBA, 33, 17,
+      "crop-left=2 crop-right=4 crop-top=1 crop-bottom=3", NULL, &in, &ii,
+      &oi);
+  fail_unless (out != NULL);
+  fail_unless_equals_int (GST_VIDEO_INFO_WIDTH (&oi), 27);
+  fail_unless_equals_int (GST_VIDEO_INFO_HEIGHT (&oi), 13);
+  /* no scaling: the very pixels of the cropped rectangle */
+  GstVideoFrame fin, fout;
+  fail_unless (gst_video_frame_map (&fin, &ii, in, GST_MAP_READ));
+  fail_unless (gst_video_frame_map (&fout, &oi, out, GST_MAP_READ));
+  for (gint y = 0; y < 13; y++) {
+    const guint8 *s = (const guint8 *) GST_VIDEO_FRAME_PLANE_DATA (&fin, 0) +
+        (y + 1) * GST_VIDEO_FRAME_PLANE_STRIDE (&fin, 0) + 2 * 4;
+    const guint8 *d = (const guint8 *) GST_VIDEO_FRAME_PLANE_DATA (&fout, 0) +
+        y * GST_VIDEO_FRAME_PLANE_STRIDE (&fout, 0);
+    fail_unless (memcmp (s, d, 27 * 4) == 0, "row %d differs", y);
+  }
+  gst_video_frame_unmap (&fout);
+  gst_video_frame_unmap (&fin);
+  gst_buffer_unref (out);
+  gst_buffer_unref (in);
+}
+
+GST_END_TEST;
+
+GST_START_TEST (test_filter_honours_crop_meta)
+{
+  GstHarness *hr = gst_harness_new_parse ("zcupload ! zcfilter saturation=0.5");
+  gst_harness_set_src_caps (hr, zc_test_raw_caps (GST_VIDEO_FORMAT_I420, 64,
+          36));
+  GstVideoInfo ii;
+  gst_video_info_set_format (&ii, GST_VIDEO_FORMAT_I420, 64, 36);
+  GstBuffer *in = gst_buffer_new_allocate (NULL, ii.size, NULL);
+  zc_test_fill_random (in, 31);
+  GstVideoCropMeta *meta = gst_buffer_add_video_crop_meta (in);
+  meta->x = 8;
+  meta->y = 4;
+  meta->width = 32;
+  meta->height = 18;
+  fail_unless_equals_int (gst_harness_push (hr, gst_buffer_ref (in)),
+      GST_FLOW_OK);
+  GstBuffer *out = gst_harness_try_pull (hr);
+  fail_unless (out != NULL);
+  /* consumed: the output is the region, scaled to the caps' size */
+  fail_unless (gst_buffer_get_video_crop_meta (out) == NULL);
+  GstVideoInfo oi;
+  GstCaps *oc = gst_pad_get_current_caps (hr->sinkpad);
+  gst_video_info_from_caps (&oi, oc);
+  gst_caps_unref (oc);
+  zc::ConvertParams p;
+  p.sampling = zc::Sampling::Bilinear;
+  p.saturation = 0.5f;
+  p.crop_left = 8;
+  p.crop_top = 4;
+  p.crop_right = 64 - 40;
+  p.crop_bottom = 36 - 22;
+  std::string diff = compare_with_reference (in, &ii, out, &oi, p, "crop meta");
+  fail_unless (diff.empty (), "%s", diff.c_str ());
+  gst_buffer_unref (out);
+  gst_buffer_unref (in);
+  gst_harness_teardown (hr);
+}
+
+GST_END_TEST;
+
+static guint32
+rgba_at (GstVideoFrame * f, gint x, gint y)
+{
+  const guint8 *p = (const guint8 *) GST_VIDEO_FRAME_PLANE_DATA (f, 0) +
+      y * GST_VIDEO_FRAME_PLANE_STRIDE (f, 0) + 4 * x;
+  guint32 v;
+  memcpy (&v, p, 4);
+  return v;
+}
+
+GST_START_TEST (test_filter_rotation_swaps_width_and_height)
+{
+  GstBuffer *in;
+  GstVideoInfo ii, oi;
+  GstBuffer *out = run_one_frame (GST_VIDEO_FORMAT_RGBA, 33, 17,
+      "video-direction=90r", NULL, &in, &ii, &oi);
+  fail_unless (out != NULL);
+  fail_unless_equals_int (GST_VIDEO_INFO_WIDTH (&oi), 17);
+  fail_unless_equals_int (GST_VIDEO_INFO_HEIGHT (&oi), 33);
+  GstVideoFrame fin, fout;
+  fail_unless (gst_video_frame_map (&fin, &ii, in, GST_MAP_READ));
+  fail_unless (gst_video_frame_map (&fout, &oi, out, GST_MAP_READ));
+  /* clockwise: the output's top-left is the input's bottom-left */
+  for (gint y = 0; y < 33; y++)
+    for (gint x = 0; x < 17; x++)
+      fail_unless (rgba_at (&fout, x, y) == rgba_at (&fin, y, 16 - x),
+          "pixel %d,%d", x, y);
+  gst_video_frame_unmap (&fout);
+  gst_video_frame_unmap (&fin);
+  gst_buffer_unref (out);
+  gst_buffer_unref (in);
+}
+
+GST_END_TEST;
+
+GST_START_TEST (test_filter_auto_direction_follows_orientation_tag)
+{
+  GstHarness *hr = gst_harness_new_parse ("zcupload ! zcfilter "
+      "video-direction=auto");
+  gst_harness_set_src_caps (hr, zc_test_raw_caps (GST_VIDEO_FORMAT_RGBA, 20,
+          10));
+  gst_harness_push_event (hr, gst_event_new_tag (gst_tag_list_new
+          (GST_TAG_IMAGE_ORIENTATION, "rotate-180", NULL)));
+  GstVideoInfo ii;
+  gst_video_info_set_format (&ii, GST_VIDEO_FORMAT_RGBA, 20, 10);
+  GstBuffer *in = gst_buffer_new_allocate (NULL, ii.size, NULL);
+  zc_test_fill_random (in, 3);
+  fail_unless_equals_int (gst_harness_push (hr, gst_buffer_ref (in)),
+      GST_FLOW_OK);
+  GstBuffer *out = gst_harness_try_pull (hr);
+  fail_unless (out != NULL);
+  GstVideoInfo oi;
+  GstCaps *oc = gst_pad_get_current_caps (hr->sinkpad);
+  gst_video_info_from_caps (&oi, oc);
+  gst_caps_unref (oc);
+  GstVideoFrame fin, fout;
+  fail_unless (gst_video_frame_map (&fin, &ii, in, GST_MAP_READ));
+  fail_unless (gst_video_frame_map (&fout, &oi, out, GST_MAP_READ));
+  for (gint y = 0; y < 10; y++)
+    for (gint x = 0; x < 20; x++)
+      fail_unless (rgba_at (&fout, x, y) == rgba_at (&fin, 19 - x, 9 - y),
+          "pixel %d,%d", x, y);
+  gst_video_frame_unmap (&fout);
+  gst_video_frame_unmap (&fin);
+  gst_buffer_unref (out);
+  gst_buffer_unref (in);
+  gst_harness_teardown (hr);
+}
+
+GST_END_TEST;
+
+/* 16:9 into a square: black bars above and below with add-borders, none
+ * without */
+GST_START_TEST (test_filter_add_borders_keeps_aspect_ratio)
+{
+  for (int borders = 1; borders >= 0; borders--) {
+    GstBuffer *in;
+    GstVideoInfo ii, oi;
+    GstBuffer *out = run_one_frame (GST_VIDEO_FORMAT_RGBA, 64, 36,
+        borders ? "add-borders=true" : "add-borders=false",
+        "video/x-raw(memory:CUDAZeroCopy),width=64,height=64,"
+        "pixel-aspect-ratio=1/1", &in, &ii, &oi);
+    fail_unless (out != NULL);
+    GstVideoFrame fout;
+    fail_unless (gst_video_frame_map (&fout, &oi, out, GST_MAP_READ));
+    guint black_rows = 0;
+    for (gint y = 0; y < 64; y++) {
+      bool black = true;
+      for (gint x = 0; x < 64; x++) {
+        guint32 v = rgba_at (&fout, x, y);
+        const guint8 *b = (const guint8 *) &v;
+        black &= b[0] == 0 && b[1] == 0 && b[2] == 0 && b[3] == 255;
+      }
+      black_rows += black;
+    }
+    gst_video_frame_unmap (&fout);
+    /* 64 * 9 / 16 = 36 picture rows, 28 border rows */
+    fail_unless_equals_int (black_rows, borders ? 28 : 0);
+    gst_buffer_unref (out);
+    gst_buffer_unref (in);
+  }
+}
+
+GST_END_TEST;
+
+GST_START_TEST (test_filter_crop_larger_than_frame_is_an_error)
+{
+  GstHarness *hr = gst_harness_new_parse ("zcupload ! zcfilter name=f");
+  GstElement *f = gst_harness_find_element (hr, "zcfilter");
+  gst_harness_set_src_caps (hr, zc_test_raw_caps (GST_VIDEO_FORMAT_RGBA, 16,
+          16));
+  GstVideoInfo ii;
+  gst_video_info_set_format (&ii, GST_VIDEO_FORMAT_RGBA, 16, 16);
+  GstBuffer *in = gst_buffer_new_allocate (NULL, ii.size, NULL);
+  /* a crop meta that leaves 4 columns, then 6 more from the property */
+  GstVideoCropMeta *meta = gst_buffer_add_video_crop_meta (in);
+  meta->x = 0;
+  meta->y = 0;
+  meta->width = 4;
+  meta->height = 16;
+  g_object_set (f, "crop-left", 2, "crop-right", 4, NULL);
+  fail_unless_equals_int (gst_harness_push (hr, in), GST_FLOW_ERROR);
+  gst_object_unref (f);
+  gst_harness_teardown (hr);
+}
+
+GST_END_TEST;
+
+GST_START_TEST (test_filter_different_caps_are_not_passthrough)
+{
+  GstBuffer *in;
+  GstVideoInfo ii, oi;
+  GstElement *f = NULL;
+  GstBuffer *out = run_one_frame (GST_VIDEO_FORMAT_RGBA, 16, 16, "",
+      "video/x-raw(memory:CUDAZeroCopy),format=BGRA", &in, &ii, &oi, &f);
+  fail_unless (out != NULL);
+  fail_if (gst_base_transform_is_passthrough (GST_BASE_TRANSFORM (f)));
+  fail_unless_equals_uint64 (zc_test_stat (f, "buffers"), 1);
+  fail_unless_equals_uint64 (zc_test_stat (f, "copied-buffers"), 0);
+  GstVideoFrame fin, fout;
+  fail_unless (gst_video_frame_map (&fin, &ii, in, GST_MAP_READ));
+  fail_unless (gst_video_frame_map (&fout, &oi, out, GST_MAP_READ));
+  guint32 a = rgba_at (&fin, 3, 5), b = rgba_at (&fout, 3, 5);
+  const guint8 *pa = (const guint8 *) &a, *pb = (const guint8 *) &b;
+  fail_unless (pa[0] == pb[2] && pa[1] == pb[1] && pa[2] == pb[0] &&
+      pa[3] == pb[3]);
+  gst_video_frame_unmap (&fout);
+  gst_video_frame_unmap (&fin);
+  gst_object_unref (f);
+  gst_buffer_unref (out);
+  gst_buffer_unref (in);
+}
+
+GST_END_TEST;
+
+/* Blur, sharpen and edges: the element's output equals the CPU reference
+ * (the conversion, if any, then zc::spatial_cpu), for equal caps (no
+ * conversion pass) and with a conversion before the spatial pass */
+GST_START_TEST (test_filter_spatial_effects_match_reference)
+{
+  struct
+  {
+    const gchar *props;
+    zc::SpatialParams sp;
+    GstVideoFormat in;
+    const gchar *caps;
+  } cases[] = {
+    {"blur-sigma=2", {2.0f, 0.0f, 1.0f, false}, GST_VIDEO_FORMAT_RGBA, NULL},
+    {"sharpen=1.5", {0.0f, 1.5f, 1.0f, false}, GST_VIDEO_FORMAT_NV12, NULL},
+    {"edges=true", {0.0f, 0.0f, 1.0f, true}, GST_VIDEO_FORMAT_I420, NULL},
+    {"blur-sigma=1 sharpen=2 edges=true", {1.0f, 2.0f, 1.0f, true},
+        GST_VIDEO_FORMAT_YUY2, NULL},
+    {"blur-sigma=3", {3.0f, 0.0f, 1.0f, false}, GST_VIDEO_FORMAT_NV12,
+        "video/x-raw(memory:CUDAZeroCopy),format=BGRx,width=40,height=24"},
+  };
+  for (auto & c:cases) {
+    GstBuffer *in;
+    GstVideoInfo ii, oi;
+    GstBuffer *out = run_one_frame (c.in, 65, 37, c.props, c.caps, &in, &ii,
+        &oi);
+    fail_unless (out != NULL, "%s: no output", c.props);
+    /* reference: convert (identity when the caps are equal), then spatial */
+    GstBuffer *mid = gst_buffer_new_allocate (NULL, oi.size, NULL);
+    GstBuffer *exp = gst_buffer_new_allocate (NULL, oi.size, NULL);
+    GstBuffer *tmp = gst_buffer_new_allocate (NULL, oi.size, NULL);
+    GstVideoFrame fin, fmid, fexp, ftmp, fout;
+    fail_unless (gst_video_frame_map (&fin, &ii, in, GST_MAP_READ));
+    fail_unless (gst_video_frame_map (&fmid, &oi, mid, GST_MAP_READWRITE));
+    fail_unless (gst_video_frame_map (&fexp, &oi, exp, GST_MAP_WRITE));
+    fail_unless (gst_video_frame_map (&ftmp, &oi, tmp, GST_MAP_WRITE));
+    zc::FrameDesc sd, md, ed, td;
+    fail_unless (zc_test_frame_desc (&fin, &sd) && zc_test_frame_desc (&fmid,
+            &md) && zc_test_frame_desc (&fexp, &ed) &&
+        zc_test_frame_desc (&ftmp, &td));
+    zc::ConvertParams cp;
+    cp.sampling = zc::Sampling::Bilinear;
+    fail_unless (zc::convert_cpu (sd, md, cp, 1));
+    /* equal caps: the element runs no conversion pass (which matters for
+     * the padding luma of an odd width of YUY2) */
+    fail_unless (zc::spatial_cpu (c.caps ? md : sd, ed, &td, c.sp, 1),
+        "%s: reference refused", c.props);
+    fail_unless (gst_video_frame_map (&fout, &oi, out, GST_MAP_READ));
+    std::string diff = zc_test_compare_identical (&fexp, &fout, c.props);
+    /* and the effect did something */
+    std::string same = zc_test_compare_identical (&fmid, &fout, c.props);
+    gst_video_frame_unmap (&fout);
+    gst_video_frame_unmap (&ftmp);
+    gst_video_frame_unmap (&fexp);
+    gst_video_frame_unmap (&fmid);
+    gst_video_frame_unmap (&fin);
+    fail_unless (diff.empty (), "%s", diff.c_str ());
+    fail_if (same.empty (), "%s: output equals the unfiltered frame",
+        c.props);
+    gst_buffer_unref (tmp);
+    gst_buffer_unref (exp);
+    gst_buffer_unref (mid);
+    gst_buffer_unref (out);
+    gst_buffer_unref (in);
+  }
+}
+
+GST_END_TEST;
+
 static Suite *
 zcfilter_suite (void)
 {
@@ -276,11 +615,19 @@ zcfilter_suite (void)
   tcase_set_timeout (tc, 600);
   tcase_add_loop_test (tc, test_filter_matches_cpu_reference, 0,
       ZC_N_FILTER_SETTINGS);
-  tcase_add_test (tc, test_filter_nv12_i420_planes);
   tcase_add_test (tc, test_filter_passthrough_when_default);
   tcase_add_test (tc, test_filter_property_change_applies_to_next_frame);
   tcase_add_test (tc, test_filter_properties_have_documented_ranges);
   tcase_add_test (tc, test_filter_same_caps_in_and_out);
+  tcase_add_test (tc, test_filter_converts_format_and_size_from_caps);
+  tcase_add_test (tc, test_filter_crop_properties_shrink_the_output);
+  tcase_add_test (tc, test_filter_honours_crop_meta);
+  tcase_add_test (tc, test_filter_rotation_swaps_width_and_height);
+  tcase_add_test (tc, test_filter_auto_direction_follows_orientation_tag);
+  tcase_add_test (tc, test_filter_add_borders_keeps_aspect_ratio);
+  tcase_add_test (tc, test_filter_crop_larger_than_frame_is_an_error);
+  tcase_add_test (tc, test_filter_different_caps_are_not_passthrough);
+  tcase_add_test (tc, test_filter_spatial_effects_match_reference);
   return s;
 }
 
