@@ -39,10 +39,15 @@ def main(src, dst):
         rows = [r for r in data["rows"] if r["case"] == case]
         labels, ms, lo, hi, cpu, cols = [], [], [], [], [], []
         for r in rows:
-            name = "%s  %s" % (r["frame"], r["label"])
+            frame = r["frame"]
+            if r.get("out_frame", frame) != frame:
+                frame += " > " + r["out_frame"]
+            name = "%s  %s" % (frame, r["label"])
             if r["backend"]:
                 name += " [%s %s]" % (r["backend"], r["memory_type"])
-            if r["status"] != "ok":
+            if r["status"].startswith("error: "):
+                name += "  FAILED: " + r["status"][7:48]
+            elif r["status"] != "ok":
                 name += "  " + r["status"][:48]
             labels.append(name)
             ok = r["status"] == "ok"

@@ -2,24 +2,28 @@
 # What a session runs on the GPU host, through .gpu/run.sh (see
 # ../shared/gpu/README.md), with logs under $OUT:
 #   bash .gpu/run.sh bash bench/gpu-host.sh tests   # suite + compute-sanitizer
-#   bash .gpu/run.sh bash bench/gpu-host.sh figures # first figure, kernel bench, examples
+#   bash .gpu/run.sh bash bench/gpu-host.sh figures # first figure, kernel benches, examples
+#   bash .gpu/run.sh bash bench/gpu-host.sh bench   # zc-bench, every case (bench/run.sh)
+# ZC_BUILD names the build folder (default build; a sm_90-only build such as
+# build-gpu keeps the shipped folder small).
 set -uo pipefail
 out=${OUT:-/tmp}
 phase=${1:-tests}
-export GST_PLUGIN_PATH=$PWD/build/gst
+b=${ZC_BUILD:-build}
+export GST_PLUGIN_PATH=$PWD/$b/gst
 
 case $phase in
 tests)
-  meson test -C build --no-rebuild --print-errorlogs > "$out/test.log" 2>&1
+  meson test -C "$b" --no-rebuild --print-errorlogs > "$out/test.log" 2>&1
   echo "meson test rc=$?"
   grep -E "^ *[0-9]+/[0-9]+ |^(Ok|Fail|Skipped|Timeout):" "$out/test.log"
-  grep -E "Checks:|[0-9]+ passed, [0-9]+ failed" build/meson-logs/testlog.txt
-  cp build/meson-logs/testlog.txt "$out/testlog.txt"
+  grep -E "Checks:|[0-9]+ passed, [0-9]+ failed" "$b"/meson-logs/testlog.txt
+  cp "$b"/meson-logs/testlog.txt "$out/testlog.txt"
   # compute-sanitizer on one pipeline test program and the GPU filter suite,
   # with the environment meson gives them
   for t in elements/pipelines gpu/zcfilter-gpu; do
     log=$out/sanitizer-${t//\//-}.log
-    meson test -C build --no-rebuild --wrapper \
+    meson test -C "$b" --no-rebuild --wrapper \
       "compute-sanitizer --tool memcheck --leak-check full --error-exitcode 3 --log-file $log.san" \
       "$t" > "$log" 2>&1
     echo "compute-sanitizer $t: rc=$? $(grep -h 'ERROR SUMMARY' "$log.san" | tail -n1)"
@@ -28,14 +32,24 @@ tests)
 figures)
   gst-inspect-1.0 zerocopy > "$out/inspect.txt" 2>&1
   for ex in zc-double embed-appsrc; do
-    echo "== $ex"; build/examples/$ex 2>&1 | grep -v "^$" | tail -3
+    echo "== $ex"; "$b"/examples/$ex 2>&1 | grep -v "^$" | tail -3
   done
   for size in "1920 1080" "3840 2160"; do
     set -- $size
-    build/examples/zc-demo --width "$1" --height "$2" --frames 200 --output "$out/zc-demo-$2.png"
+    "$b"/examples/zc-demo --width "$1" --height "$2" --frames 200 --output "$out/zc-demo-$2.png"
   done
-  build/bench/zc-kernel-bench 1920 1080 50
-  build/bench/zc-kernel-bench 3840 2160 50
+  "$b"/bench/zc-kernel-bench 1920 1080 50
+  "$b"/bench/zc-kernel-bench 3840 2160 50
+  # issue 3: convert and blur kernels against videoconvertscale and
+  # gaussianblur on 16 threads (under a minute; table in $out)
+  "$b"/bench/zc-compute-bench --threads 16 --out "$out"
+  echo "zc-compute-bench rc=$?"
   bash bench/first-figure.sh 5 620
+  ;;
+bench)
+  # issue 4: every case 5 times, raw limits in the same run; table, JSON and
+  # PNG under $out/bench (about 5 minutes)
+  bash bench/run.sh --build "$PWD/$b" --out "$out/bench"
+  echo "zc-bench rc=$?"
   ;;
 esac
