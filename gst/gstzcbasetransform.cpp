@@ -46,6 +46,7 @@ struct ZcBaseTransformState
   guint64 zero_copy_buffers = 0;
   guint64 copied_buffers = 0;
   guint64 bytes_copied = 0;
+  guint64 bytes_staged = 0;
 
   /* from start() to stop() */
   GstZcContext *context = nullptr;
@@ -87,6 +88,7 @@ stats_structure (GstZcBaseTransform * self)
       "zero-copy-buffers", G_TYPE_UINT64, priv->zero_copy_buffers,
       "copied-buffers", G_TYPE_UINT64, priv->copied_buffers,
       "bytes-copied", G_TYPE_UINT64, priv->bytes_copied,
+      "bytes-staged", G_TYPE_UINT64, priv->bytes_staged,
       "backend", G_TYPE_STRING, gpu ? "cuda" : "cpu",
       "device-name", G_TYPE_STRING, priv->context ?
       gst_zc_context_get_device_name (priv->context) : "none",
@@ -200,6 +202,7 @@ gst_zc_base_transform_start (GstBaseTransform * trans)
     cpu_fallback = priv->cpu_fallback;
     priv->buffers = priv->zero_copy_buffers = 0;
     priv->copied_buffers = priv->bytes_copied = 0;
+    priv->bytes_staged = 0;
   }
 
   if (!gst_zc_ensure_element_context (GST_ELEMENT (trans), device_id,
@@ -429,8 +432,9 @@ gst_zc_base_transform_class_init (GstZcBaseTransformClass * klass)
   g_object_class_install_property (gobject_class, PROP_STATS,
       g_param_spec_boxed ("stats", "Statistics",
           "Counters since start: buffers, zero-copy-buffers, copied-buffers, "
-          "bytes-copied (guint64), and backend (cuda or cpu), device-name, "
-          "memory-type (strings)", GST_TYPE_STRUCTURE,
+          "bytes-copied, bytes-staged (zcfilter: input read into device "
+          "memory by the copy engines rather than by the kernel) (guint64), "
+          "and backend (cuda or cpu), device-name, memory-type (strings)", GST_TYPE_STRUCTURE,
           (GParamFlags) (G_PARAM_READABLE | G_PARAM_STATIC_STRINGS)));
 
   element_class->set_context =
@@ -523,6 +527,18 @@ gst_zc_base_transform_count_buffer (GstZcBaseTransform * self,
   } else {
     priv->zero_copy_buffers++;
   }
+}
+
+/* Bytes a kernel pass read through the copy engines into device memory
+ * instead of over the bus from the kernel itself: the frame still crosses
+ * the bus once, so this is not a frame copy (copied-buffers), but stats
+ * show it. */
+void
+gst_zc_base_transform_count_staged (GstZcBaseTransform * self, gsize bytes)
+{
+  auto *priv = get_priv (self);
+  std::lock_guard < std::mutex > lk (priv->lock);
+  priv->bytes_staged += bytes;
 }
 
 /* A pool of @memory_type for @caps, configured with video meta (so rows are

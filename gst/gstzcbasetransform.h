@@ -46,6 +46,8 @@ const GstVideoInfo * gst_zc_base_transform_get_out_info (GstZcBaseTransform * se
 
 void gst_zc_base_transform_count_buffer (GstZcBaseTransform * self,
     gsize bytes_copied);
+void gst_zc_base_transform_count_staged (GstZcBaseTransform * self,
+    gsize bytes);
 
 GstBufferPool * gst_zc_base_transform_new_pool (GstZcBaseTransform * self,
     GstCaps * caps, guint min_buffers, GstZcMemoryType memory_type);
