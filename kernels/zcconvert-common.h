@@ -85,6 +85,44 @@ fmt_is_yuv(const FmtInfo &f)
   return f.kind != kPackedRgb;
 }
 
+/* One axis of GStreamer's per-plane chroma scaler (video-converter.c
+ * setup_scale() and convert_scale_planes(), GstVideoScaler on GRAY8 planes
+ * with the linear resampler), as videoconvert runs it between planar
+ * formats of different subsampling at the same picture size. */
+enum AxisMode : uint8_t {
+  kAxisCopy,   /* same size: sample j */
+  kAxisHalve,  /* exactly half: (a + b + 1) >> 1 of samples 2j, 2j + 1 */
+  kAxisScaler, /* GstVideoScaler with GstVideoResampler's linear taps */
+};
+
+/* Integer taps of one output sample whose double-precision derivation in
+ * GStreamer (float rounding, then its search for a rounding bias that makes
+ * the taps sum to 1) ends elsewhere than the exact rational rounding of
+ * axis_taps(); found and recorded by build_plan(). */
+struct TapException
+{
+  int32_t j;
+  uint16_t off;
+  int16_t w1; /* the second tap (the first is 256 - w1) */
+};
+
+/* Only the vertical 2-tap kernel has exceptions (the horizontal one does
+ * not use the resampler's taps). They come in numbers only when the
+ * chroma output height is an odd multiple of 256: then nearly every row's
+ * weight is half-way (at most 128 differ from the rounding here). */
+constexpr int kMaxTapExceptions = 160;
+
+struct ScaleAxis
+{
+  uint8_t mode;       /* AxisMode */
+  uint8_t horizontal; /* GStreamer's horizontal and vertical kernels differ */
+  uint8_t taps;       /* taps after clamping to the input size (1, 2) */
+  uint8_t taps_full;  /* taps before that clamp: the filter is taps_full / 2
+                         input samples wide */
+  int32_t in, out;
+  int32_t inc;        /* horizontal 2-tap: 16.16 step, corner to corner */
+};
+
 /* Everything a block needs, passed by value to the kernel. */
 struct Plan
 {
@@ -108,12 +146,23 @@ struct Plan
   uint16_t gamma_lut[256];
   int chroma_up;   /* upsample subsampled source chroma (else replicate) */
   int chroma_down; /* average a block's chroma (else take its first pixel) */
+  /* videoconvert's planar fast path (convert_scale_planes): destination
+   * chroma straight from the source chroma planes, axis by axis.
+   * cscale_h_first: with a scaler on both axes, the horizontal pass runs
+   * first (GStreamer picks the order from the sizes,
+   * gst_video_scaler_2d()). */
+  int cscale;
+  int cscale_h_first;
+  ScaleAxis cax, cay;
+  int32_t n_exc; /* GStreamer's own taps where they part from cay's */
+  TapException exc[kMaxTapExceptions];
 
   /* Geometry: the cropped source (cx, cy, cw, ch); its size once oriented
    * (ow, oh); the destination rectangle (rx, ry, rw, rh). */
   int cx, cy, cw, ch;
   int orient;
   int linear; /* 1: linear filter (scaling with Sampling::Bilinear) */
+  int cubic;  /* 1: cubic filter (scaling with Sampling::Bicubic) */
   int ow, oh;
   int rx, ry, rw, rh;
   uint32_t border[4]; /* at the destination's unpack depth */
@@ -268,7 +317,9 @@ fetch(const Plan &P, int x, int y)
   else
     o.c[0] = rd_sample(f, row + (size_t)x * f.pstride);
 
-  if (f.kind == kGray) {
+  if (f.kind == kGray || P.cscale) {
+    /* (with cscale the block's chroma comes from chroma_scaled(), and
+     * the colour step is nothing) */
     o.c[1] = o.c[2] = 1u << (f.bits - 1);
     return o;
   }
@@ -293,6 +344,185 @@ fetch(const Plan &P, int x, int y)
   o.c[1] = blend(t, ua, ub);
   o.c[2] = blend(t, va, vb);
   return o;
+}
+
+/* ---- videoconvert's planar chroma scaler ------------------------------- */
+
+/* How the input samples of one output sample combine, as the GRAY8
+ * kernels of GStreamer's video-scaler.c (its "LQ" 8-bit variants) do. */
+enum TapKind : uint8_t {
+  kTapNearest, /* sample off */
+  kTapAvg2,    /* (a + b + 1) >> 1 (video_orc_planar_chroma_*) */
+  kTapLerp8,   /* horizontal 2-tap: (a (256 - f) + b f) >> 8, f = w[1] */
+  kTapStep8,   /* vertical 2-tap: a + (((b - a) w[1] + 128) >> 8), taps of
+                  8 fractional bits */
+  kTapSum6,    /* 3 or 4 taps: clamp((sum w[i] s[i] + 32) >> 6), taps of 6
+                  fractional bits (GStreamer's n-tap kernels; not reached
+                  while videoconvert limits its scalers to 2 taps) */
+};
+
+struct AxisTaps
+{
+  int off;  /* first input sample */
+  int n;    /* input samples used */
+  int kind; /* TapKind */
+  int32_t w[4];
+};
+
+/* Rounds GstVideoResampler's linear taps for output j to `prec` fractional
+ * bits, in exact integers (units of 1 / (2 out) input samples). As
+ * video-resampler.c: the output centre x = (j + 1/2) in / out - 1/2 (no
+ * -1/2 with one tap), clamped to [0, in - 1]; taps from floor(x) -
+ * (taps - 1) / 2 on, weight max(0, 1 - |x - k| 2 / taps_full), normalised;
+ * taps falling outside the input folded onto the edge sample; each
+ * rounded to nearest (half up). GStreamer derives the same numbers in
+ * doubles and then searches a rounding bias until they sum to 1 << prec;
+ * where the two could part (a weight exactly half-way), build_plan()
+ * records GStreamer's own result as an exception. */
+ZC_HD inline void
+resampler_linear_taps(const ScaleAxis &a, int j, int prec, int *off,
+                      int32_t w[4])
+{
+  const int T = a.taps;
+  const int64_t D = 2 * (int64_t)a.out;
+  int64_t xn = (2 * (int64_t)j + 1) * a.in - (T > 1 ? a.out : 0);
+  const int64_t xmax = (int64_t)(a.in - 1) * D;
+  xn = xn < 0 ? 0 : (xn > xmax ? xmax : xn);
+  const int xi = (int)(xn / D) - (T - 1) / 2;
+  const int64_t S = D * a.taps_full;
+  int64_t raw[4] = {0, 0, 0, 0};
+  int64_t sum = 0;
+  for (int l = 0; l < T; l++) {
+    int64_t d = xn - (int64_t)(xi + l) * D;
+    d = d < 0 ? -d : d;
+    raw[l] = S - 2 * d > 0 ? S - 2 * d : 0;
+    sum += raw[l];
+  }
+  int o = xi;
+  if (xi < 0) {
+    const int sh = -xi;
+    for (int l = 0; l < sh; l++)
+      raw[sh] += raw[l];
+    for (int l = 0; l < T - sh; l++)
+      raw[l] = raw[sh + l];
+    for (int l = T - sh; l < T; l++)
+      raw[l] = 0;
+    o = 0;
+  }
+  if (xi > a.in - T) {
+    const int sh = xi - (a.in - T);
+    for (int l = 0; l < sh; l++)
+      raw[T - sh - 1] += raw[T - sh + l];
+    for (int l = 0; l < T - sh; l++)
+      raw[T - 1 - l] = raw[T - 1 - sh - l];
+    for (int l = 0; l < sh; l++)
+      raw[l] = 0;
+    o = a.in - T;
+  }
+  *off = o;
+  const int64_t M = (int64_t)1 << prec;
+  for (int l = 0; l < 4; l++)
+    w[l] = l < T ? (int32_t)((2 * raw[l] * M + sum) / (2 * sum)) : 0;
+}
+
+/* The input samples and weights of output sample j on one axis, as
+ * videoconvert's planar fast path runs that axis. */
+ZC_HD inline AxisTaps
+axis_taps(const ScaleAxis &a, int j, const TapException *exc = nullptr,
+          int n_exc = 0)
+{
+  AxisTaps t;
+  t.w[0] = t.w[1] = t.w[2] = t.w[3] = 0;
+  if (a.mode == kAxisCopy) {
+    t.off = j;
+    t.n = 1;
+    t.kind = kTapNearest;
+    return t;
+  }
+  if (a.mode == kAxisHalve) {
+    t.off = 2 * j;
+    t.n = 2;
+    t.kind = kTapAvg2;
+    return t;
+  }
+  t.n = a.taps;
+  if (a.taps == 2 && a.horizontal) {
+    /* video_orc_resample_h_2tap_1u8_lq: not the resampler's taps but a
+     * 16.16 position stepping corner to corner, 8-bit fraction. */
+    const int64_t pos = (int64_t)j * a.inc;
+    t.off = (int)(pos >> 16);
+    t.w[1] = (int32_t)((pos >> 8) & 0xff);
+    t.kind = kTapLerp8;
+    return t;
+  }
+  const int prec = a.taps == 2 ? 8 : 6;
+  t.kind = a.taps == 1 ? kTapNearest : (a.taps == 2 ? kTapStep8 : kTapSum6);
+  resampler_linear_taps(a, j, prec, &t.off, t.w);
+  for (int i = 0; i < n_exc; i++) {
+    if (exc[i].j == j) {
+      t.off = exc[i].off;
+      t.w[0] = 256 - exc[i].w1;
+      t.w[1] = exc[i].w1;
+      break;
+    }
+  }
+  return t;
+}
+
+ZC_HD inline uint32_t
+tap_eval(const AxisTaps &t, const uint32_t *s)
+{
+  switch (t.kind) {
+  case kTapAvg2:
+    return (s[0] + s[1] + 1) >> 1;
+  case kTapLerp8:
+    return (s[0] * (256u - (uint32_t)t.w[1]) + s[1] * (uint32_t)t.w[1]) >> 8;
+  case kTapStep8:
+    /* the rounded step stays between a and b, so GStreamer's 16-bit and
+     * 8-bit wrap-arounds never show */
+    return (uint32_t)((int32_t)s[0]
+                      + ((((int32_t)s[1] - (int32_t)s[0]) * t.w[1] + 128)
+                         >> 8));
+  case kTapSum6: {
+    int32_t acc = 0;
+    for (int l = 0; l < t.n; l++)
+      acc += t.w[l] * (int32_t)s[l];
+    acc = (acc + 32) >> 6;
+    return (uint32_t)(acc < 0 ? 0 : (acc > 255 ? 255 : acc));
+  }
+  default:
+    return s[0];
+  }
+}
+
+/* Destination chroma sample (cx, cy) from the source chroma planes: one
+ * axis after the other, each pass rounded to 8 bits, in the order
+ * gst_video_scaler_2d() takes. */
+ZC_HD inline void
+chroma_scaled(const Plan &P, const AxisTaps &tv, int cx, uint32_t *u,
+              uint32_t *v)
+{
+  const AxisTaps th = axis_taps(P.cax, cx);
+  uint32_t iu[4], iv[4], su[4], sv[4];
+  if (P.cscale_h_first) {
+    for (int i = 0; i < tv.n; i++) {
+      for (int k = 0; k < th.n; k++)
+        chroma_raw(P, th.off + k, tv.off + i, &su[k], &sv[k]);
+      iu[i] = tap_eval(th, su);
+      iv[i] = tap_eval(th, sv);
+    }
+    *u = tap_eval(tv, iu);
+    *v = tap_eval(tv, iv);
+  } else {
+    for (int k = 0; k < th.n; k++) {
+      for (int i = 0; i < tv.n; i++)
+        chroma_raw(P, th.off + k, tv.off + i, &su[i], &sv[i]);
+      iu[k] = tap_eval(tv, su);
+      iv[k] = tap_eval(tv, sv);
+    }
+    *u = tap_eval(th, iu);
+    *v = tap_eval(th, iv);
+  }
 }
 
 /* Pixel (a, b) of the oriented, cropped source -> pixel of the source,
@@ -403,6 +633,99 @@ sample_linear(const Plan &P, int u, int v)
   Px o;
   for (int i = 0; i < 4; i++)
     o.c[i] = (uint32_t)((acc[i] + W / 2) / W);
+  return o;
+}
+
+/* Cubic filter taps of output pixel u (n outputs over m inputs), as
+ * GStreamer's cubic resampler (video-resampler.c, get_cubic_tap() with its
+ * default B = C = 1/3) places them: T = max(4, ceil(4m / n)) taps, at most
+ * m; the kernel stretched to T / 2 source pixels on each side (a plain
+ * 4-tap cubic when enlarging, wider when shrinking); the output centre
+ * c = (u + 1/2) m / n - 1/2 clamped to [0, m - 1]; taps from
+ * floor(c) - (T - 1) / 2 on; positions outside the frame repeat the edge
+ * pixel. In units of 1/(2n) source pixels: xn = 2n c, pixel k at 2nk. */
+struct CubicTaps
+{
+  int64_t xn, D, Q; /* centre, pixel pitch, kernel scale (a = 4|d| / Q) */
+  int k0, T;
+};
+
+ZC_HD inline CubicTaps
+cubic_taps(int u, int n, int m)
+{
+  CubicTaps t;
+  t.D = 2 * (int64_t)n;
+  const int64_t full = m > n ? (4 * (int64_t)m + n - 1) / n : 4;
+  t.T = (int)(full > m ? m : full);
+  int64_t xn = (int64_t)(2 * u + 1) * m - (t.T > 1 ? n : 0);
+  const int64_t xmax = (int64_t)(m - 1) * t.D;
+  t.xn = xn < 0 ? 0 : (xn > xmax ? xmax : xn);
+  t.Q = t.D * full;
+  t.k0 = (int)(t.xn / t.D) - (t.T - 1) / 2;
+  return t;
+}
+
+/* 18 times the Mitchell-Netravali kernel with B = C = 1/3 at source pixel
+ * k, in units of 2^-14: for a = |x - k| scaled, (21a^3 - 36a^2 + 16) when
+ * a <= 1, (-7a^3 + 36a^2 - 60a + 32) when a <= 2, else 0 (divided by 18:
+ * the magnitude stays below 2^14 and the products of two weights and a
+ * 16-bit sample summed over 64x64 taps fit in 64 bits). */
+ZC_HD inline int64_t
+cubic_weight(const CubicTaps &t, int k)
+{
+  int64_t d = t.xn - t.D * k;
+  d = d < 0 ? -d : d;
+  const int64_t a = ((4 * d) << 14) / t.Q;
+  if (a >= (int64_t)2 << 14)
+    return 0;
+  const int64_t a2 = (a * a) >> 14, a3 = (a2 * a) >> 14;
+  if (a <= (int64_t)1 << 14)
+    return (21 * a3 - 36 * a2 + ((int64_t)16 << 14)) / 18;
+  return (-7 * a3 + 36 * a2 - 60 * a + ((int64_t)32 << 14)) / 18;
+}
+
+/* Bicubic sample at output pixel (u, v) of the destination rectangle, at
+ * the source's unpack depth: one exact 2D sum, normalised, rounded to
+ * nearest once and clamped (the kernel's negative lobes can overshoot). */
+ZC_HD inline Px
+sample_cubic(const Plan &P, int u, int v)
+{
+  const CubicTaps tx = cubic_taps(u, P.rw, P.ow);
+  const CubicTaps ty = cubic_taps(v, P.rh, P.oh);
+  constexpr int kCache = 16;
+  int64_t wxs[kCache];
+  int64_t wsum_x = 0, wsum_y = 0;
+  for (int i = 0; i < tx.T; i++) {
+    const int64_t w = cubic_weight(tx, tx.k0 + i);
+    if (i < kCache)
+      wxs[i] = w;
+    wsum_x += w;
+  }
+  int64_t acc[4] = {0, 0, 0, 0};
+  for (int j = 0; j < ty.T; j++) {
+    const int64_t wy = cubic_weight(ty, ty.k0 + j);
+    if (!wy)
+      continue;
+    wsum_y += wy;
+    const int b = clamp_index(ty.k0 + j, P.oh);
+    for (int i = 0; i < tx.T; i++) {
+      const int64_t wx = i < kCache ? wxs[i] : cubic_weight(tx, tx.k0 + i);
+      if (!wx)
+        continue;
+      int sx, sy;
+      orient_to_source(P, clamp_index(tx.k0 + i, P.ow), b, &sx, &sy);
+      const Px s = fetch(P, sx, sy);
+      for (int c = 0; c < 4; c++)
+        acc[c] += wx * wy * (int64_t)s.c[c];
+    }
+  }
+  const int64_t W = wsum_x * wsum_y;
+  const int64_t maxv = P.si.bits == 8 ? 0xff : 0xffff;
+  Px o;
+  for (int c = 0; c < 4; c++) {
+    const int64_t r = acc[c] <= 0 ? 0 : (acc[c] + W / 2) / W;
+    o.c[c] = (uint32_t)(r > maxv ? maxv : r);
+  }
   return o;
 }
 
@@ -531,6 +854,8 @@ out_pixel(const Plan &P, int x, int y)
   Px s;
   if (P.linear) {
     s = sample_linear(P, u, v);
+  } else if (P.cubic) {
+    s = sample_cubic(P, u, v);
   } else {
     int sx, sy;
     orient_to_source(P, nearest_index(u, P.rw, P.ow),
@@ -585,9 +910,28 @@ avg2(uint32_t a, uint32_t b)
   return (a + b + 1) >> 1;
 }
 
-/* Output block (bx, by): 1x1 pixel, 2x1 (4:2:2) or 2x2 (4:2:0). */
+/* What the blocks of one row share: the vertical taps of the chroma
+ * scaler (the CPU computes them once per row, CUDA once per block). */
+struct RowCtx
+{
+  AxisTaps tv;
+};
+
+ZC_HD inline RowCtx
+row_ctx(const Plan &P, int by)
+{
+  RowCtx rc;
+  if (P.cscale)
+    rc.tv = axis_taps(P.cay, by, P.exc, P.n_exc);
+  else
+    rc.tv = AxisTaps{by, 1, kTapNearest, {0, 0, 0, 0}};
+  return rc;
+}
+
+/* Output block (bx, by): 1x1 pixel, 2x1 (4:2:2) or 2x2 (4:2:0); rc is
+ * row_ctx(P, by). */
 ZC_HD inline void
-convert_block(const Plan &P, int bx, int by)
+convert_block(const Plan &P, const RowCtx &rc, int bx, int by)
 {
   const FmtInfo &f = P.di;
   const int bw = 1 << f.ws, bh = 1 << f.hs;
@@ -650,7 +994,9 @@ convert_block(const Plan &P, int bx, int by)
     }
   }
   uint32_t u = cu[0], v = cv[0];
-  if (!P.chroma_down) {
+  if (P.cscale) {
+    chroma_scaled(P, rc.tv, bx, &u, &v);
+  } else if (!P.chroma_down) {
     /* Same subsampling on both sides: the block's first pixel. */
     u = px[0][0].c[1];
     v = px[0][0].c[2];
@@ -681,6 +1027,12 @@ convert_block(const Plan &P, int bx, int by)
   default:
     break;
   }
+}
+
+ZC_HD inline void
+convert_block(const Plan &P, int bx, int by)
+{
+  convert_block(P, row_ctx(P, by), bx, by);
 }
 
 enum PlanStatus { kPlanOk, kPlanInvalid, kPlanNotSupported };

@@ -265,6 +265,265 @@ mat_effects(const ConvertParams &p)
   return r;
 }
 
+/* ---- videoconvert's fast paths (video-converter.c, transforms[]) ------ */
+
+bool
+is_i420_like(PixFmt f)
+{
+  return f == PixFmt::I420 || f == PixFmt::YV12;
+}
+
+bool
+is_packed422(PixFmt f)
+{
+  return f == PixFmt::YUY2 || f == PixFmt::UYVY;
+}
+
+bool
+is_planar8(PixFmt f)
+{
+  return f == PixFmt::I420 || f == PixFmt::YV12 || f == PixFmt::Y42B
+         || f == PixFmt::Y444;
+}
+
+bool
+is_rgb(PixFmt f)
+{
+  return detail::fmt_info(f).kind == detail::kPackedRgb;
+}
+
+/* The videoconvert element (1.22's videoconvertscale, default
+ * method=bilinear) gives its converter GST_VIDEO_RESAMPLER_OPT_MAX_TAPS
+ * = 2, which its chroma-plane scalers inherit: a plain 2-tap linear filter
+ * even where a plane shrinks (a bare GstVideoConverter would use up to
+ * 128, i.e. 4 taps for a halving). The element is what zc matches. */
+constexpr int kVideoconvertMaxTaps = 2;
+
+/* GstVideoResampler's tap count for the linear method
+ * (gst_video_resampler_init()): a filter ceil(2 in / out) samples wide
+ * when shrinking, 2 when enlarging, at most kVideoconvertMaxTaps; then at
+ * most `in` taps. The double arithmetic is GStreamer's. */
+void
+resampler_linear_taps_count(int in, int out, int *taps, int *taps_full,
+                            double *fx)
+{
+  const double scale_factor = in / (double)out;
+  double f = scale_factor > 1.0 ? 1.0 / scale_factor : 1.0;
+  int n = (int)std::ceil(2.0 * 1.0 / f);
+  n = n < 0 ? 0 : (n > kVideoconvertMaxTaps ? kVideoconvertMaxTaps : n);
+  *fx = 2.0 * 1.0 / n;
+  *taps_full = n;
+  *taps = n > in ? in : n;
+}
+
+/* GStreamer's own integer taps of output j (video-resampler.c
+ * resampler_calculate_taps() with get_linear_tap(), then video-scaler.c
+ * resampler_convert_coeff()): the same double operations in the same
+ * order, so the same results on an IEEE machine, provided the compiler
+ * does not fuse a multiply and an add (GStreamer's distribution builds
+ * do not; GCC would with -march=native, hence the attribute). */
+#if defined(__GNUC__) && !defined(__clang__)
+__attribute__((optimize("fp-contract=off")))
+#endif
+void
+gst_linear_taps(int in, int out, int j, int prec, int *off, int32_t w[4])
+{
+#if defined(__clang__)
+#pragma clang fp contract(off)
+#endif
+  int max_taps, taps_full;
+  double fx;
+  resampler_linear_taps_count(in, out, &max_taps, &taps_full, &fx);
+  const int tap_offs = (max_taps - 1) / 2;
+  const double corr = max_taps == 1 ? 0.0 : 0.5;
+  const double ox = (0.5 + (double)j - 0.0) / out;
+  double x = ox * (double)in - corr;
+  x = x < 0 ? 0 : (x > in - 1 ? in - 1 : x);
+  const int xi = (int)std::floor(x - tap_offs);
+  double taps[4] = {0, 0, 0, 0};
+  double weight = 0;
+  for (int l = 0; l < max_taps; l++) {
+    const double a = std::fabs(x - (xi + l)) * fx;
+    taps[l] = a < 1.0 ? 1.0 - a : 0.0;
+    weight += taps[l];
+  }
+  for (int l = 0; l < max_taps; l++)
+    taps[l] /= weight;
+  int o = xi;
+  if (xi < 0) {
+    const int sh = -xi;
+    for (int l = 0; l < sh; l++)
+      taps[sh] += taps[l];
+    for (int l = 0; l < max_taps - sh; l++)
+      taps[l] = taps[sh + l];
+    for (int l = max_taps - sh; l < max_taps; l++)
+      taps[l] = 0;
+    o += sh;
+  }
+  if (xi > in - max_taps) {
+    const int sh = xi - (in - max_taps);
+    for (int l = 0; l < sh; l++)
+      taps[max_taps - sh - 1] += taps[max_taps - sh + l];
+    for (int l = 0; l < max_taps - sh; l++)
+      taps[max_taps - 1 - l] = taps[max_taps - 1 - sh - l];
+    for (int l = 0; l < sh; l++)
+      taps[l] = 0;
+    o -= sh;
+  }
+  *off = o;
+
+  /* Round with a bias searched until the taps sum to 1 << prec. */
+  const double mult = (double)(1 << prec);
+  double l_offset = 0.0, h_offset = 1.0, offset = 0.5;
+  for (int i = 0; i < 64; i++) {
+    int sum = 0;
+    for (int l = 0; l < max_taps; l++) {
+      w[l] = (int16_t)std::floor(offset + taps[l] * mult);
+      sum += w[l];
+    }
+    if (sum == (1 << prec) || l_offset == h_offset)
+      break;
+    if (sum < (1 << prec)) {
+      if (offset > l_offset)
+        l_offset = offset;
+      offset += (h_offset - l_offset) / 2;
+    } else {
+      if (offset < h_offset)
+        h_offset = offset;
+      offset -= (h_offset - l_offset) / 2;
+    }
+  }
+  for (int l = max_taps; l < 4; l++)
+    w[l] = 0;
+}
+
+/* One axis of a chroma plane, in_size -> out_size, as setup_scale() picks
+ * it: halve (when allowed: only when every scaled axis halves exactly),
+ * else GstVideoScaler. Returns false when GStreamer's taps part from
+ * axis_taps() at more places than the plan holds. */
+bool
+setup_axis(detail::ScaleAxis *a, int in, int out, bool horizontal,
+           bool halve, detail::Plan *P)
+{
+  std::memset(a, 0, sizeof(*a));
+  a->in = in;
+  a->out = out;
+  a->horizontal = horizontal;
+  if (in == out) {
+    a->mode = detail::kAxisCopy;
+    return true;
+  }
+  if (halve) {
+    a->mode = detail::kAxisHalve;
+    return true;
+  }
+  a->mode = detail::kAxisScaler;
+  int taps, taps_full;
+  double fx;
+  resampler_linear_taps_count(in, out, &taps, &taps_full, &fx);
+  if (taps < 1 || taps > 2)
+    return false;
+  a->taps = (uint8_t)taps;
+  a->taps_full = (uint8_t)taps_full;
+  a->inc = out == 1 ? 0 : (int32_t)((((int64_t)in - 1) << 16) / (out - 1) - 1);
+  if (taps == 1 || (taps == 2 && horizontal))
+    return true;
+  /* The vertical 2-tap kernel: its 8-bit taps, checked against
+   * GStreamer's own derivation at every output row. */
+  P->n_exc = 0;
+  for (int j = 0; j < out; j++) {
+    int o_gst, o_zc;
+    int32_t w_gst[4], w_zc[4];
+    gst_linear_taps(in, out, j, 8, &o_gst, w_gst);
+    detail::resampler_linear_taps(*a, j, 8, &o_zc, w_zc);
+    if (o_gst == o_zc && w_gst[1] == w_zc[1])
+      continue;
+    /* (kTapStep8 reads only the second tap: GStreamer's first does not
+     * enter its arithmetic either) */
+    if (P->n_exc == detail::kMaxTapExceptions)
+      return false;
+    detail::TapException &e = P->exc[P->n_exc++];
+    e.j = j;
+    e.off = (uint16_t)o_gst;
+    e.w1 = (int16_t)w_gst[1];
+  }
+  return true;
+}
+
+/* The fast paths of GStreamer 1.22's videoconvert among this library's
+ * formats, for a same-size, uncropped, unmoved picture without effects
+ * (video_converter_lookup_fastpath()). Sets the plan's chroma handling
+ * and returns true where one applies; the colour step is already the one
+ * GStreamer's fast path uses (kMatrixNone for the pairs that need the same
+ * matrix, its 8-bit Y'CbCr -> R'G'B' otherwise). */
+bool
+plan_fastpath(const FrameDesc &src, const FrameDesc &dst, detail::Plan *P)
+{
+  const PixFmt in = src.fmt, out = dst.fmt;
+  const bool same_matrix = src.matrix == dst.matrix;
+
+  /* convert_I420_BGRA / _ARGB / _pack_ARGB: any matrices, chroma
+   * replicated (ORC loadupdb), video_orc_convert_I420_ARGB's arithmetic,
+   * which is the generic path's 8-bit AYUV -> ARGB one. */
+  if (is_i420_like(in) && is_rgb(out)) {
+    P->chroma_up = 0;
+    P->matrix_mode = detail::kMatrixAyuvArgb;
+    return true;
+  }
+  if (!same_matrix)
+    return false;
+  /* convert_I420_YUY2 / _UYVY: each chroma row serves two rows. */
+  if (is_i420_like(in) && is_packed422(out)) {
+    P->chroma_up = 0;
+    return true;
+  }
+  /* convert_YUY2_I420 / UYVY_I420: chroma of two rows averaged
+   * (avgub); convert_YUY2_Y444 / UYVY_Y444: chroma replicated. */
+  if (is_packed422(in) && (is_i420_like(out) || out == PixFmt::Y444)) {
+    P->chroma_up = 0;
+    P->chroma_down = 1;
+    return true;
+  }
+  /* convert_scale_planes: each chroma plane through the scaler, linear
+   * chroma resampler, halving shortcuts where both scaled axes halve. */
+  if (is_planar8(in) && is_planar8(out)) {
+    const detail::FmtInfo &si = P->si, &di = P->di;
+    if (si.ws == di.ws && si.hs == di.hs)
+      return false; /* a plain copy, as the generic path */
+    const int iw = (src.width + (1 << si.ws) - 1) >> si.ws;
+    const int ih = (src.height + (1 << si.hs) - 1) >> si.hs;
+    const int ow = (dst.width + (1 << di.ws) - 1) >> di.ws;
+    const int oh = (dst.height + (1 << di.hs) - 1) >> di.hs;
+    bool halve;
+    if (iw == ow)
+      halve = ih == 2 * oh;
+    else if (ih == oh)
+      halve = iw == 2 * ow;
+    else
+      halve = iw == 2 * ow && ih == 2 * oh;
+    detail::Plan q = *P;
+    if (!setup_axis(&q.cax, iw, ow, true, halve, &q)
+        || !setup_axis(&q.cay, ih, oh, false, halve, &q))
+      return false;
+    q.cscale = 1;
+    q.chroma_up = 0;
+    /* gst_video_scaler_2d(): with both scalers, horizontal first unless
+     * the last output row starts further down than there are output rows
+     * (one thread: the whole plane is one task). */
+    q.cscale_h_first = 0;
+    if (q.cax.mode == detail::kAxisScaler
+        && q.cay.mode == detail::kAxisScaler) {
+      int off_last = 0;
+      int32_t w[4];
+      gst_linear_taps(ih, oh, oh - 1, 8, &off_last, w);
+      q.cscale_h_first = (int64_t)ow * off_last <= (int64_t)ow * oh;
+    }
+    *P = q;
+    return true;
+  }
+  return false;
+}
+
 } // namespace
 
 int
@@ -369,13 +628,14 @@ build_plan(const FrameDesc &src, const FrameDesc &dst, const ConvertParams &p,
     return kPlanInvalid;
   const bool effects = !effects_neutral(p);
   const bool scaling = P->rw != P->ow || P->rh != P->oh;
-  if (p.sampling == Sampling::Bicubic && scaling)
-    return kPlanNotSupported;
   P->linear = p.sampling == Sampling::Bilinear && scaling;
-  /* Shrinking by more than 64 would need more than 129 taps per axis (and
-   * could overflow the 64-bit sums); refuse rather than crawl. */
-  if (P->linear && ((int64_t)P->ow > 64 * (int64_t)P->rw
-                    || (int64_t)P->oh > 64 * (int64_t)P->rh))
+  P->cubic = p.sampling == Sampling::Bicubic && scaling;
+  /* Shrinking by more than 64 would need more than 129 (linear) or 257
+   * (cubic) taps per axis (and could overflow the 64-bit sums); refuse
+   * rather than crawl. */
+  if ((P->linear || P->cubic)
+      && ((int64_t)P->ow > 64 * (int64_t)P->rw
+          || (int64_t)P->oh > 64 * (int64_t)P->rh))
     return kPlanNotSupported;
 
   /* Colour, as GstVideoConverter's chain_convert() and prepare_matrix()
@@ -486,6 +746,10 @@ build_plan(const FrameDesc &src, const FrameDesc &dst, const ConvertParams &p,
   const bool same_sub = P->si.ws == P->di.ws && P->si.hs == P->di.hs;
   P->chroma_up = !(same_sub && geometry_identity);
   P->chroma_down = P->chroma_up;
+  P->cscale = 0;
+  /* Where videoconvert takes a fast path, do as it does. */
+  if (geometry_identity && !effects)
+    plan_fastpath(src, dst, P);
 
   /* Border: 8-bit R'G'B' -> destination code values, as GStreamer's
    * border line (integer matrix at 8 bits, then widened). */
@@ -523,9 +787,11 @@ namespace {
 void
 run_rows(const detail::Plan &P, int by0, int by1)
 {
-  for (int by = by0; by < by1; by++)
+  for (int by = by0; by < by1; by++) {
+    const detail::RowCtx rc = detail::row_ctx(P, by);
     for (int bx = 0; bx < P.blocks_x; bx++)
-      detail::convert_block(P, bx, by);
+      detail::convert_block(P, rc, bx, by);
+  }
 }
 
 /* Below this many output blocks per thread, a thread costs more than it

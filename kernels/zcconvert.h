@@ -1,6 +1,6 @@
 /* gst-zerocopy: one-pass video conversion (format, colour matrix and range,
- * crop, orientation, nearest or bilinear scaling, borders) on the CPU or
- * with CUDA.
+ * crop, orientation, nearest, bilinear or bicubic scaling, borders) on the
+ * CPU or with CUDA.
  * SPDX-License-Identifier: LGPL-2.1-or-later
  *
  * Pure compute: no GStreamer headers. Every output block (a pixel, or the
@@ -9,11 +9,49 @@
  * both backends, in integer arithmetic only, so the CPU and CUDA outputs
  * are bit-identical.
  *
- * Without scaling, the output is the one of GStreamer 1.22's
- * GstVideoConverter generic (non fast-path) pipeline with dither=none,
- * default chroma settings and chroma site "none" (centred) on both sides,
- * bit for bit for every pair of the formats below (tests/kernels/
- * test-convert.cpp checks all 22 x 22 pairs, odd sizes included):
+ * At the same size, without crop, orientation, placement or effects, the
+ * output is what GStreamer 1.22's videoconvert outputs with dither=none
+ * (its GstVideoConverter: default options but linear resampling of at
+ * most 2 taps, one thread; chroma site "none" on both sides), bit for bit for every pair of the formats below
+ * on random frames, odd sizes included (tests/kernels/test-convert.cpp
+ * checks all 22 x 22 pairs at several sizes and asserts at most 1 code
+ * value on 8-bit outputs, 0 on deeper ones; it measures 0 everywhere).
+ * Like videoconvert, that takes one of two routes, chosen in the plan:
+ *
+ * A. videoconvert's fast paths (video-converter.c transforms[] and
+ *    video_converter_lookup_fastpath()), for the pairs and conditions
+ *    where GStreamer 1.22 takes them:
+ *     - I420/YV12 -> the 10 RGB formats, any matrices: chroma replicated
+ *       (each sample serves its 2x2 pixels, no filtering), colour with the
+ *       8-bit ORC Y'CbCr -> R'G'B' of step 3 below;
+ *     - with the same Matrix on both sides (range not converted, as
+ *       GStreamer): I420/YV12 -> YUY2/UYVY (chroma replicated vertically);
+ *       YUY2/UYVY -> I420/YV12 (the two rows' chroma averaged,
+ *       (a + b + 1) >> 1) and -> Y444 (replicated); between I420/YV12,
+ *       Y42B and Y444, each chroma plane resized as convert_scale_planes()
+ *       does: an exact halving averages pairs ((a + b + 1) >> 1, rows
+ *       first), otherwise GstVideoScaler with the linear resampler limited
+ *       to 2 taps, as the videoconvert element configures it (its default
+ *       method=bilinear sets GST_VIDEO_RESAMPLER_OPT_MAX_TAPS = 2; a bare
+ *       GstVideoConverter would use 4 taps where a plane shrinks): on the
+ *       8-bit plane, horizontal 2-tap stepping corner to corner in 16.16
+ *       with an 8-bit fraction, vertical 2-tap with 8-bit taps, each pass
+ *       rounded to 8 bits, the horizontal or the vertical pass first as
+ *       gst_video_scaler_2d() picks it. The taps are derived in exact
+ *       integers; the rows where GStreamer's own double-precision
+ *       derivation rounds otherwise (weights exactly half-way, e.g. every
+ *       row when the chroma height is an odd multiple of 256) are computed
+ *       its way on the host and carried in the plan.
+ *    The other fast paths among these formats (copies, repacks, Y42B ->
+ *    YUY2, Y444 -> YUY2, UYVY -> GRAY8, ...) give the generic result.
+ *    Scaling, crop and placement are outside the fast paths here (also
+ *    where GStreamer would keep one, e.g. convert_scale_planes() scaling
+ *    planar formats plane by plane), and so is the
+ *    threaded split of GStreamer's planar scaler (n-threads > 1 may pick
+ *    the other pass order for some rows).
+ * B. otherwise GstVideoConverter's generic (line) pipeline with dither
+ *    none, which with crop, orientation, scaling, placement or effects is
+ *    always the route:
  *  1. unpack to 8 bits (8-bit formats) or 16 bits (GRAY16, P010,
  *     I420_10LE; 10-bit values are widened as (v << 6) | (v >> 4), P010
  *     words as v | (v >> 10), their 6 low bits not masked);
@@ -43,10 +81,6 @@
  *  4. alpha: carried from the source (0xff when it has none); the padding
  *     byte of RGBx-like formats counts as alpha on both sides, as in
  *     GStreamer.
- * videoconvert itself takes fast paths for some pairs (I420/YV12 -> RGB
- * replicate chroma instead of filtering it, planar 4:2:x <-> 4:4:4 go
- * through its scaler): there the output differs from videoconvert's; the
- * test prints by how much.
  *
  * Builds with a plain C++17 compiler; the CUDA entry point appears only when
  * GST_ZC_HAVE_CUDA is non-zero.
@@ -125,7 +159,19 @@ enum class Orientation {
  *    exact integers and rounded once, before the colour step. GStreamer's
  *    own 8-bit horizontal enlarging steps corner to corner instead; see
  *    the test for the measured differences and the tolerance;
- *  - Sampling::Bicubic: not implemented (refused).
+ *  - Sampling::Bicubic: GStreamer's cubic resampler with its default
+ *    B = C = 1/3 (Mitchell-Netravali; GstVideoConverter's default
+ *    resampler, videoscale method=mitchell): T = max(4, ceil(4 in / out)) taps
+ *    (at most `in`), the kernel stretched to T / 2 source pixels on each
+ *    side when shrinking, centre to centre on both axes, the centre
+ *    clamped to the source as GStreamer clamps it, edge pixels repeated;
+ *    weights in units of 2^-14, one exact 2D sum rounded once and clamped
+ *    (the negative lobes overshoot), before the colour step. Away from the
+ *    borders, on smooth content, the test measures at most 6 8-bit code
+ *    values from GstVideoConverter's cubic output (1 to 2 10-bit values,
+ *    about 24 GRAY16 values): GStreamer rounds its 8-bit taps to 6 bits,
+ *    rounds between its passes, and at phases whose 6-bit taps cannot sum to 64 keeps a
+ *    65/64 gain; zc has none of these.
  * Point effects: see below. With any of them active the colour step is
  * this library's own (not GStreamer's: there is no such element chain to
  * match bit for bit). */
@@ -177,8 +223,7 @@ const char *pixfmt_name(PixFmt fmt);
  * implemented: empty frames or sides above 65536, null planes, strides
  * below the row size, an unknown enum value, a negative or over-large crop,
  * a destination rectangle outside the frame, effects out of their ranges,
- * bicubic scaling, bilinear shrinking by more than 64 on an
- * axis. */
+ * bilinear or bicubic shrinking by more than 64 on an axis. */
 bool convert_cpu(const FrameDesc &src, const FrameDesc &dst,
                  const ConvertParams &p, unsigned n_threads);
 
