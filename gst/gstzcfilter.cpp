@@ -23,9 +23,10 @@
  *     ratio with black borders when `add-borders` is set and the output's
  *     aspect ratio differs;
  *  4. colour conversion between the caps' formats, matrices (BT.601,
- *     BT.709, BT.2020) and ranges, with the point effects folded in:
- *     brightness, contrast, saturation, hue (videobalance's meaning),
- *     gamma (the gamma element's, on luma), grayscale, invert;
+ *     BT.709, BT.2020) and ranges, then the point effects on the converted
+ *     code values, as "videobalance ! gamma" would apply them: brightness,
+ *     contrast, saturation, hue (videobalance's), gamma (the gamma
+ *     element's, on luma), grayscale, invert;
  *  5. spatial effects on the output: gaussian blur, unsharp mask, sobel
  *     edges.
  * Without scaling, crop, orientation or effects the output equals
@@ -187,10 +188,11 @@ struct Settings
     return brightness != 0.0 || contrast != 1.0 || saturation != 1.0 ||
         hue != 0.0 || gamma != 1.0 || invert || grayscale;
   }
-  bool only_invert () const
+  bool same_point_effects (const Settings & o) const
   {
-    return invert && brightness == 0.0 && contrast == 1.0 &&
-        saturation == 1.0 && hue == 0.0 && gamma == 1.0 && !grayscale;
+    return brightness == o.brightness && contrast == o.contrast &&
+        saturation == o.saturation && hue == o.hue && gamma == o.gamma &&
+        invert == o.invert && grayscale == o.grayscale;
   }
   zc::SpatialParams spatial () const
   {
@@ -236,8 +238,11 @@ struct GstZcFilterPrivate
   zc::FrameDesc in_desc;        /* planes filled per frame */
   zc::FrameDesc out_desc;
   gint in_par_n = 1, in_par_d = 1, out_par_n = 1, out_par_d = 1;
-  bool lut_capable = false;     /* invert as a table works on this format */
-  zc::LutSet invert_luts[GST_VIDEO_MAX_PLANES];
+  /* the table kernel: valid for the point effects of lut_for */
+  bool lut_valid = false;
+  bool lut_built = false;
+  Settings lut_for;
+  zc::LutSet luts[GST_VIDEO_MAX_PLANES];
   guint n_planes = 0;
   Scratch scratch;              /* frames between passes (output caps) */
   Scratch stage;                /* the input, staged in device memory */
@@ -667,37 +672,135 @@ gst_zc_filter_fixate_caps (GstBaseTransform * trans, GstPadDirection direction,
   return othercaps;
 }
 
-/* Table kernel for an invert alone: R, G, B (or gray) bytes inverted, alpha
- * and padding kept; only where that equals the converter's invert. */
+/* ---- the table kernel ----------------------------------------------------- */
+
+/* Bytes of one pattern period in @plane of @info's format: 1 for planar
+ * samples, 2 for interleaved chroma pairs, 3 or 4 for packed pixels, 4 for
+ * packed 4:2:2 macropixels */
+static guint
+plane_period (const GstVideoInfo * info, guint plane)
+{
+  const GstVideoFormatInfo *finfo = info->finfo;
+  guint period = 1;
+  for (guint c = 0; c < GST_VIDEO_FORMAT_INFO_N_COMPONENTS (finfo); c++) {
+    if (GST_VIDEO_FORMAT_INFO_PLANE (finfo, c) == plane)
+      period = MAX (period, (guint) GST_VIDEO_FORMAT_INFO_PSTRIDE (finfo, c));
+  }
+  return period;
+}
+
 static void
-build_invert_luts (GstZcFilter * self, const GstVideoInfo * info)
+frame_desc_of (const zc::FrameDesc & like, int w, int h,
+    const GstVideoInfo * info, guint8 * mem, zc::FrameDesc * d)
+{
+  *d = like;
+  d->width = w;
+  d->height = h;
+  for (guint p = 0; p < 3; p++) {
+    bool has = p < GST_VIDEO_INFO_N_PLANES (info);
+    d->planes[p] = has ? mem + GST_VIDEO_INFO_PLANE_OFFSET (info, p) : nullptr;
+    d->strides[p] = has ? GST_VIDEO_INFO_PLANE_STRIDE (info, p) : 0;
+  }
+}
+
+/* The point effects of @s as one 256-entry table per byte position of each
+ * plane, when every output byte is a function of the same input byte alone
+ * (an invert, or luma-only effects on Y'CbCr): then a table kernel gives
+ * the converter's bytes, in place and with wide loads. The tables are read
+ * off the converter itself on a probe frame (byte v of each position in
+ * each sample) and checked against it on a random frame; any difference
+ * and the converter runs instead. 8-bit formats only. */
+static void
+build_effect_luts (GstZcFilter * self, const Settings & s)
 {
   auto *priv = self->priv;
-  const GstVideoFormatInfo *finfo = info->finfo;
-  uint8_t identity[256], invert[256];
-  zc::build_identity_lut (identity);
-  zc::build_invert_lut (invert);
+  const GstVideoInfo *in = gst_zc_base_transform_get_in_info
+      (GST_ZC_BASE_TRANSFORM (self));
+  priv->lut_built = true;
+  priv->lut_for = s;
+  priv->lut_valid = false;
+  if (!priv->caps_equal || !s.has_point_effects () ||
+      GST_VIDEO_FORMAT_INFO_DEPTH (in->finfo, 0) != 8)
+    return;
 
-  priv->n_planes = GST_VIDEO_INFO_N_PLANES (info);
-  GstVideoFormat f = GST_VIDEO_INFO_FORMAT (info);
-  priv->lut_capable = false;
-  if (GST_VIDEO_FORMAT_INFO_IS_RGB (finfo) && GST_VIDEO_INFO_N_PLANES (info) == 1
-      && GST_VIDEO_FORMAT_INFO_BITS (finfo) == 8) {
-    zc::LutSet & set = priv->invert_luts[0];
-    guint pstride = GST_VIDEO_FORMAT_INFO_PSTRIDE (finfo, 0);
-    for (guint b = 0; b < 4; b++)
-      memcpy (set.lut[b], pstride == 4 ? identity : invert, 256);
-    if (pstride == 4) {
-      for (guint c = 0; c < 3; c++)
-        memcpy (set.lut[GST_VIDEO_FORMAT_INFO_POFFSET (finfo, c)], invert, 256);
-    }
-    priv->lut_capable = pstride == 3 || pstride == 4;
-  } else if (f == GST_VIDEO_FORMAT_GRAY8 &&
-      info->colorimetry.range == GST_VIDEO_COLOR_RANGE_0_255) {
-    for (auto & l : priv->invert_luts[0].lut)
-      memcpy (l, invert, 256);
-    priv->lut_capable = true;
+  zc::ConvertParams cp;
+  cp.brightness = s.brightness;
+  cp.contrast = s.contrast;
+  cp.saturation = s.saturation;
+  cp.hue = s.hue;
+  cp.gamma = s.gamma;
+  cp.invert = s.invert;
+  cp.grayscale = s.grayscale;
+
+  /* probe: 512 x 2 covers the 256 values in every position, 4:2:0 chroma
+   * included */
+  GstVideoInfo pi;
+  gst_video_info_set_format (&pi, GST_VIDEO_INFO_FORMAT (in), 512, 2);
+  pi.colorimetry = in->colorimetry;
+  std::vector < guint8 > pin (pi.size), pout (pi.size);
+  guint n_planes = GST_VIDEO_INFO_N_PLANES (&pi);
+  for (guint p = 0; p < n_planes; p++) {
+    guint period = plane_period (&pi, p);
+    guint8 *row0 = pin.data () + GST_VIDEO_INFO_PLANE_OFFSET (&pi, p);
+    gint rows = gst_zc_video_plane_rows (&pi, p);
+    guint32 bytes = gst_zc_video_plane_row_bytes (&pi, p);
+    if (bytes < 256 * period)
+      return;
+    for (gint y = 0; y < rows; y++)
+      for (guint32 b = 0; b < bytes; b++)
+        row0[y * GST_VIDEO_INFO_PLANE_STRIDE (&pi, p) + b] =
+            (guint8) (b / period);
   }
+  zc::FrameDesc sd, dd;
+  frame_desc_of (priv->in_desc, 512, 2, &pi, pin.data (), &sd);
+  frame_desc_of (priv->in_desc, 512, 2, &pi, pout.data (), &dd);
+  if (!zc::convert_cpu (sd, dd, cp, 1))
+    return;
+  for (guint p = 0; p < n_planes; p++) {
+    guint period = plane_period (&pi, p);
+    const guint8 *row0 = pout.data () + GST_VIDEO_INFO_PLANE_OFFSET (&pi, p);
+    for (guint k = 0; k < 4; k++)
+      for (guint v = 0; v < 256; v++)
+        priv->luts[p].lut[k][v] = row0[v * period + k % period];
+  }
+
+  /* check: a random frame through the tables and through the converter */
+  GstVideoInfo ci;
+  gst_video_info_set_format (&ci, GST_VIDEO_INFO_FORMAT (in), 96, 6);
+  ci.colorimetry = in->colorimetry;
+  std::vector < guint8 > cin (ci.size), cconv (ci.size), clut (ci.size);
+  guint32 r = 0x9e3779b9u;
+  for (auto & b:cin) {
+    r = r * 1664525u + 1013904223u;
+    b = (guint8) (r >> 24);
+  }
+  frame_desc_of (priv->in_desc, 96, 6, &ci, cin.data (), &sd);
+  frame_desc_of (priv->in_desc, 96, 6, &ci, cconv.data (), &dd);
+  if (!zc::convert_cpu (sd, dd, cp, 1))
+    return;
+  zc::PlaneJob jobs[3];
+  for (guint p = 0; p < n_planes; p++) {
+    gsize off = GST_VIDEO_INFO_PLANE_OFFSET (&ci, p);
+    jobs[p] = { cin.data () + off, clut.data () + off,
+      (size_t) GST_VIDEO_INFO_PLANE_STRIDE (&ci, p),
+      (size_t) GST_VIDEO_INFO_PLANE_STRIDE (&ci, p),
+      gst_zc_video_plane_row_bytes (&ci, p), gst_zc_video_plane_rows (&ci, p) };
+  }
+  zc::apply_lut_cpu_planes (jobs, priv->luts, n_planes, 1);
+  for (guint p = 0; p < n_planes; p++) {
+    gsize off = GST_VIDEO_INFO_PLANE_OFFSET (&ci, p);
+    gsize stride = GST_VIDEO_INFO_PLANE_STRIDE (&ci, p);
+    guint32 bytes = gst_zc_video_plane_row_bytes (&ci, p);
+    for (guint y = 0; y < gst_zc_video_plane_rows (&ci, p); y++)
+      if (memcmp (cconv.data () + off + y * stride,
+              clut.data () + off + y * stride, bytes) != 0) {
+        GST_DEBUG_OBJECT (self, "effects are not per byte here: converter");
+        return;
+      }
+  }
+  priv->n_planes = n_planes;
+  priv->lut_valid = true;
+  GST_DEBUG_OBJECT (self, "effects as tables on %u plane(s)", n_planes);
 }
 
 static void
@@ -750,7 +853,7 @@ gst_zc_filter_set_info (GstZcBaseTransform * base, GstCaps * incaps,
     priv->out_par_n = 1;
   /* equal as video (a missing pixel-aspect-ratio is 1/1) */
   priv->caps_equal = gst_video_info_is_equal (in_info, out_info);
-  build_invert_luts (self, in_info);
+  priv->lut_built = false;
   scratch_free (self);
   priv->warned_crop = false;
 
@@ -944,11 +1047,11 @@ plan_frame (GstZcFilter * self, GstBuffer * inbuf, FrameWork * work,
   work->cp.crop_right = right;
   work->cp.crop_top = top;
   work->cp.crop_bottom = bottom;
-  work->cp.brightness = (float) s.brightness;
-  work->cp.contrast = (float) s.contrast;
-  work->cp.saturation = (float) s.saturation;
-  work->cp.hue = (float) s.hue;
-  work->cp.gamma = (float) s.gamma;
+  work->cp.brightness = s.brightness;
+  work->cp.contrast = s.contrast;
+  work->cp.saturation = s.saturation;
+  work->cp.hue = s.hue;
+  work->cp.gamma = s.gamma;
   work->cp.invert = s.invert;
   work->cp.grayscale = s.grayscale;
   if (s.add_borders)
@@ -960,7 +1063,10 @@ plan_frame (GstZcFilter * self, GstBuffer * inbuf, FrameWork * work,
   bool geometry_identity = !cropped && dir == GST_VIDEO_ORIENTATION_IDENTITY;
   bool same = priv->caps_equal && geometry_identity;
 
-  if (same && !work->spatial && s.only_invert () && priv->lut_capable) {
+  if (same && !work->spatial && s.has_point_effects () &&
+      (!priv->lut_built || !priv->lut_for.same_point_effects (s)))
+    build_effect_luts (self, s);
+  if (same && !work->spatial && s.has_point_effects () && priv->lut_valid) {
     work->pass = Pass::LUT;
     work->convert = false;
   } else {
@@ -1215,16 +1321,19 @@ transform_gpu (GstZcFilter * self, const FrameWork & work, GstBuffer * inbuf,
   cudaError_t err = cudaSuccess;
   const char *what = "CUDA kernel launch failed";
   if (work.pass == Pass::LUT) {
-    zc::PlaneJob job;
-    gsize in_off, in_stride, out_off, out_stride;
-    gst_zc_video_plane_layout (inbuf, in_info, 0, &in_off, &in_stride);
-    gst_zc_video_plane_layout (outbuf, out_info, 0, &out_off, &out_stride);
+    zc::PlaneJob jobs[3];
     auto *in_dev = (const uint8_t *) gst_zc_memory_get_device_pointer (in_mem);
     auto *out_dev = (uint8_t *) gst_zc_memory_get_device_pointer (out_mem);
-    job = { in_dev + in_off, out_dev + out_off, in_stride, out_stride,
-      gst_zc_video_plane_row_bytes (in_info, 0),
-      gst_zc_video_plane_rows (in_info, 0) };
-    err = zc::apply_lut_cuda_planes (&job, &priv->invert_luts[0], 1, stream);
+    for (guint p = 0; p < priv->n_planes; p++) {
+      gsize in_off, in_stride, out_off, out_stride;
+      gst_zc_video_plane_layout (inbuf, in_info, p, &in_off, &in_stride);
+      gst_zc_video_plane_layout (outbuf, out_info, p, &out_off, &out_stride);
+      jobs[p] = { in_dev + in_off, out_dev + out_off, in_stride, out_stride,
+        gst_zc_video_plane_row_bytes (in_info, p),
+        gst_zc_video_plane_rows (in_info, p) };
+    }
+    err = zc::apply_lut_cuda_planes (jobs, priv->luts, priv->n_planes,
+        stream);
   } else {
     zc::FrameDesc src, dst, s0, s1;
     frame_desc_planes_gpu (inbuf, in_info, priv->in_desc, &src);
@@ -1326,15 +1435,16 @@ transform_cpu (GstZcFilter * self, const FrameWork & work, GstBuffer * inbuf,
   GstFlowReturn ret = GST_FLOW_OK;
 
   if (work.pass == Pass::LUT) {
-    zc::PlaneJob job = { (const uint8_t *)
-      GST_VIDEO_FRAME_PLANE_DATA (src_frame, 0),
-      (uint8_t *) GST_VIDEO_FRAME_PLANE_DATA (&out_frame, 0),
-      (size_t) GST_VIDEO_FRAME_PLANE_STRIDE (src_frame, 0),
-      (size_t) GST_VIDEO_FRAME_PLANE_STRIDE (&out_frame, 0),
-      gst_zc_video_plane_row_bytes (in_info, 0),
-      gst_zc_video_plane_rows (in_info, 0)
-    };
-    zc::apply_lut_cpu_planes (&job, &priv->invert_luts[0], 1, 0);
+    zc::PlaneJob jobs[3];
+    for (guint p = 0; p < priv->n_planes; p++) {
+      jobs[p] = { (const uint8_t *) GST_VIDEO_FRAME_PLANE_DATA (src_frame, p),
+        (uint8_t *) GST_VIDEO_FRAME_PLANE_DATA (&out_frame, p),
+        (size_t) GST_VIDEO_FRAME_PLANE_STRIDE (src_frame, p),
+        (size_t) GST_VIDEO_FRAME_PLANE_STRIDE (&out_frame, p),
+        gst_zc_video_plane_row_bytes (in_info, p),
+        gst_zc_video_plane_rows (in_info, p) };
+    }
+    zc::apply_lut_cpu_planes (jobs, priv->luts, priv->n_planes, 0);
   } else {
     zc::FrameDesc src, dst, s0, s1;
     frame_desc_planes_cpu (src_frame, priv->in_desc, &src);

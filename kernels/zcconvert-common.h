@@ -952,6 +952,18 @@ convert_block(const Plan &P, const RowCtx &rc, int bx, int by)
       switch (f.kind) {
       case kPackedRgb: {
         uint8_t *p = row + (size_t)x * f.pstride;
+        if (f.pstride == 4 && (reinterpret_cast<uintptr_t>(p) & 3) == 0) {
+          /* One 32-bit store (little-endian): byte stores into mapped host
+           * memory go over the bus as partial writes, several times the
+           * traffic. The padding byte of xRGB-like formats carries alpha,
+           * as in GStreamer. */
+          const uint32_t w = (uint32_t(uint8_t(s.c[0])) << (8 * f.off[0]))
+                             | (uint32_t(uint8_t(s.c[1])) << (8 * f.off[1]))
+                             | (uint32_t(uint8_t(s.c[2])) << (8 * f.off[2]))
+                             | (uint32_t(uint8_t(s.c[3])) << (8 * f.off[3]));
+          *reinterpret_cast<uint32_t *>(p) = w;
+          break;
+        }
         p[f.off[0]] = uint8_t(s.c[0]);
         p[f.off[1]] = uint8_t(s.c[1]);
         p[f.off[2]] = uint8_t(s.c[2]);
@@ -961,17 +973,27 @@ convert_block(const Plan &P, const RowCtx &rc, int bx, int by)
           p[f.off[3]] = uint8_t(s.c[3]);
         break;
       }
-      case kPacked422: {
-        uint8_t *p = row + (size_t)(x >> 1) * 4;
-        p[f.off[(x & 1) * 2]] = uint8_t(s.c[0]);
-        /* Odd width: the last macropixel's second luma repeats the first. */
-        if (!(x & 1) && x + 1 == P.dw)
-          p[f.off[2]] = uint8_t(s.c[0]);
+      case kPacked422:
+        /* the whole macropixel is stored with its chroma, below */
+        break;
+      default: {
+        uint8_t *p = row + (size_t)x * f.pstride;
+        if (f.bits == 8 && bw == 2) {
+          /* 8-bit luma of a 2-wide block: one 16-bit store for the pair
+           * (byte stores to mapped memory are partial writes on the bus) */
+          if (i == 0 && x + 1 < P.dw)
+            break;
+          if (i == 1 && (reinterpret_cast<uintptr_t>(p - 1) & 1) == 0) {
+            *reinterpret_cast<uint16_t *>(p - 1) = uint16_t(
+                uint32_t(uint8_t(px[j][0].c[0])) | (uint32_t(uint8_t(s.c[0])) << 8));
+            break;
+          }
+          if (i == 1)
+            p[-1] = uint8_t(px[j][0].c[0]);
+        }
+        wr_sample(f, p, s.c[0]);
         break;
       }
-      default:
-        wr_sample(f, row + (size_t)x * f.pstride, s.c[0]);
-        break;
       }
     }
   }
@@ -1014,14 +1036,29 @@ convert_block(const Plan &P, const RowCtx &rc, int bx, int by)
   }
   case kSemiYuv: {
     uint8_t *p = P.dp[1] + (size_t)by * P.ds[1] + (size_t)bx * 2 * f.pstride;
+    if (f.bits == 8 && (reinterpret_cast<uintptr_t>(p) & 1) == 0) {
+      *reinterpret_cast<uint16_t *>(p) = uint16_t(
+          (uint32_t(uint8_t(u)) << (8 * f.off[1])) | (uint32_t(uint8_t(v)) << (8 * f.off[2])));
+      break;
+    }
     wr_sample(f, p + f.off[1] * f.pstride, u);
     wr_sample(f, p + f.off[2] * f.pstride, v);
     break;
   }
   case kPacked422: {
+    /* Y0 U Y1 V (or its permutation) in one 32-bit store when aligned. An
+     * odd width: the last macropixel's second luma repeats the first. */
     uint8_t *p = P.dp[0] + (size_t)y0 * P.ds[0] + (size_t)bx * 4;
-    p[f.off[1]] = uint8_t(u);
-    p[f.off[3]] = uint8_t(v);
+    const uint32_t y0v = uint8_t(px[0][0].c[0]);
+    const uint32_t y1v = have[0][1] ? uint8_t(px[0][1].c[0]) : y0v;
+    const uint32_t w = (y0v << (8 * f.off[0])) | (uint32_t(uint8_t(u)) << (8 * f.off[1]))
+                       | (y1v << (8 * f.off[2])) | (uint32_t(uint8_t(v)) << (8 * f.off[3]));
+    if ((reinterpret_cast<uintptr_t>(p) & 3) == 0) {
+      *reinterpret_cast<uint32_t *>(p) = w;
+    } else {
+      for (int k = 0; k < 4; k++)
+        p[k] = uint8_t(w >> (8 * k));
+    }
     break;
   }
   default:
