@@ -14,6 +14,7 @@
 #include <cstdint>
 
 #include "zcconvert.h"
+#include "zceffects-common.h"
 
 #ifndef ZC_HD
 #ifdef __CUDACC__
@@ -123,6 +124,14 @@ struct ScaleAxis
   int32_t inc;        /* horizontal 2-tap: 16.16 step, corner to corner */
 };
 
+} // namespace detail
+} // namespace zc
+
+#include "zcplanar-common.h"
+
+namespace zc {
+namespace detail {
+
 /* Everything a block needs, passed by value to the kernel. */
 struct Plan
 {
@@ -136,14 +145,7 @@ struct Plan
 
   int depth;       /* working depth of the matrix step: 8 or 16 */
   int matrix_mode; /* MatrixMode */
-  int64_t m[3][4]; /* rint(2^mshift * coefficient) */
-  int mshift;      /* 8, or 16 with point effects */
-  /* Gamma (kMatrixGamma): m takes source code values to 16-bit effect
-   * Y'CbCr (Y 0..65535, Cb/Cr signed, 65535 per unit), the luma goes
-   * through the curve gamma_lut samples at i / 255, m2 takes the result to
-   * the destination. */
-  int64_t m2[3][4];
-  uint16_t gamma_lut[256];
+  int64_t m[3][4]; /* rint(256 * coefficient) */
   int chroma_up;   /* upsample subsampled source chroma (else replicate) */
   int chroma_down; /* average a block's chroma (else take its first pixel) */
   /* videoconvert's planar fast path (convert_scale_planes): destination
@@ -166,6 +168,13 @@ struct Plan
   int ow, oh;
   int rx, ry, rw, rh;
   uint32_t border[4]; /* at the destination's unpack depth */
+  /* The point effects, on the destination's code values inside the
+   * destination rectangle (zceffects-common.h). */
+  EffectsPlan fx;
+
+  /* Same format, geometry only: planes moved or scaled on their own
+   * (zcplanar-common.h). */
+  PlanarPlan pl;
 
   int blocks_x, blocks_y;
 };
@@ -317,7 +326,7 @@ fetch(const Plan &P, int x, int y)
   else
     o.c[0] = rd_sample(f, row + (size_t)x * f.pstride);
 
-  if (f.kind == kGray || P.cscale) {
+  if (f.kind == kGray || P.cscale || P.pl.mode) {
     /* (with cscale the block's chroma comes from chroma_scaled(), and
      * the colour step is nothing) */
     o.c[1] = o.c[2] = 1u << (f.bits - 1);
@@ -735,7 +744,6 @@ enum MatrixMode {
   kMatrixOrc8,     /* GStreamer's ORC 8-bit matrix (see below), used when
                       the result may leave 0..255 */
   kMatrixAyuvArgb, /* GStreamer's 8-bit Y'CbCr -> R'G'B' (see below) */
-  kMatrixGamma,    /* effects with gamma: two matrices around a luma LUT */
 };
 
 ZC_HD inline Px
@@ -748,7 +756,7 @@ apply_matrix(const Plan &P, const Px &s)
                   + (int64_t)P.m[i][2] * s.c[2];
     /* >> on a negative value: arithmetic (floor) with every compiler that
      * CUDA supports, and required so since C++20. */
-    acc = (acc + P.m[i][3]) >> P.mshift;
+    acc = (acc + P.m[i][3]) >> 8;
     t.c[i] = (uint32_t)(acc < 0 ? 0 : (acc > maxv ? maxv : acc));
   }
   return t;
@@ -813,33 +821,6 @@ apply_orc_matrix8(const Plan &P, const Px &s)
   return t;
 }
 
-ZC_HD inline Px
-apply_gamma_effects(const Plan &P, const Px &s)
-{
-  int64_t e[3];
-  for (int i = 0; i < 3; i++)
-    e[i] = (P.m[i][0] * s.c[0] + P.m[i][1] * s.c[1] + P.m[i][2] * s.c[2]
-            + P.m[i][3])
-           >> 16;
-  /* Luma clamped to 0..1, through the curve: 255 straight segments
-   * between the table's points. */
-  const int64_t y = e[0] < 0 ? 0 : (e[0] > 65535 ? 65535 : e[0]);
-  const int64_t pos = y * 255;
-  const int64_t i = pos / 65535, f = pos - i * 65535;
-  const int64_t l0 = P.gamma_lut[i];
-  const int64_t l1 = P.gamma_lut[i < 255 ? i + 1 : 255];
-  e[0] = l0 + ((l1 - l0) * f + (l1 >= l0 ? 32767 : -32767)) / 65535;
-  const int64_t maxv = P.depth == 8 ? 0xff : 0xffff;
-  Px t = s;
-  for (int i = 0; i < 3; i++) {
-    int64_t acc = (P.m2[i][0] * e[0] + P.m2[i][1] * e[1] + P.m2[i][2] * e[2]
-                   + P.m2[i][3])
-                  >> 16;
-    t.c[i] = (uint32_t)(acc < 0 ? 0 : (acc > maxv ? maxv : acc));
-  }
-  return t;
-}
-
 /* Destination pixel (x, y) at the destination's unpack depth. */
 ZC_HD inline Px
 out_pixel(const Plan &P, int x, int y)
@@ -852,7 +833,9 @@ out_pixel(const Plan &P, int x, int y)
     return o;
   }
   Px s;
-  if (P.linear) {
+  if (P.pl.mode == kPlanarScale) {
+    planar_pixel(P.pl, u, v, s.c);
+  } else if (P.linear) {
     s = sample_linear(P, u, v);
   } else if (P.cubic) {
     s = sample_cubic(P, u, v);
@@ -876,9 +859,6 @@ out_pixel(const Plan &P, int x, int y)
     break;
   case kMatrixAyuvArgb:
     s = apply_ayuv_argb(P, s);
-    break;
-  case kMatrixGamma:
-    s = apply_gamma_effects(P, s);
     break;
   default:
     break;
@@ -928,6 +908,14 @@ row_ctx(const Plan &P, int by)
   return rc;
 }
 
+/* Whether destination pixel (x, y) is in the destination rectangle (not
+ * the border, which the effects leave as it is). */
+ZC_HD inline bool
+in_picture(const Plan &P, int x, int y)
+{
+  return x >= P.rx && y >= P.ry && x - P.rx < P.rw && y - P.ry < P.rh;
+}
+
 /* Output block (bx, by): 1x1 pixel, 2x1 (4:2:2) or 2x2 (4:2:0); rc is
  * row_ctx(P, by). */
 ZC_HD inline void
@@ -946,6 +934,8 @@ convert_block(const Plan &P, const RowCtx &rc, int bx, int by)
         continue;
       have[j][i] = true;
       Px s = out_pixel(P, x, y);
+      if (P.fx.active && in_picture(P, x, y))
+        effects_pixel(P.fx, s.c);
       px[j][i] = s;
 
       uint8_t *row = P.dp[0] + (size_t)y * P.ds[0];
@@ -1018,6 +1008,8 @@ convert_block(const Plan &P, const RowCtx &rc, int bx, int by)
   uint32_t u = cu[0], v = cv[0];
   if (P.cscale) {
     chroma_scaled(P, rc.tv, bx, &u, &v);
+  } else if (P.pl.mode) {
+    planar_chroma(P.pl, bx, by, &u, &v);
   } else if (!P.chroma_down) {
     /* Same subsampling on both sides: the block's first pixel. */
     u = px[0][0].c[1];
@@ -1026,6 +1018,9 @@ convert_block(const Plan &P, const RowCtx &rc, int bx, int by)
     u = avg2(cu[0], cu[1]);
     v = avg2(cv[0], cv[1]);
   }
+  /* once per chroma sample, on its final value (as videobalance) */
+  if (P.fx.active && in_picture(P, x0, y0))
+    effects_chroma(P.fx, &u, &v);
 
   switch (f.kind) {
   case kPlanarYuv: {

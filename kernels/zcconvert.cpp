@@ -212,59 +212,6 @@ effects_valid(const ConvertParams &p)
          && std::isfinite(p.gamma) && p.gamma >= 0.01f && p.gamma <= 10.0f;
 }
 
-/* The point effects on normalised Y'CbCr (Y in 0..1, Cb/Cr in -0.5..0.5):
- *   Y' = contrast Y + brightness
- *   (Cb', Cr') = saturation (Cb cos(pi hue) + Cr sin(pi hue),
- *                            -Cb sin(pi hue) + Cr cos(pi hue))
- *   grayscale: Cb' = Cr' = 0
- *   invert (of R'G'B', 1 - v, which in Y'CbCr is): Y'' = 1 - Y', C'' = -C'
- * videobalance's formulas, taken to normalised units. */
-Mat mat_effects(const ConvertParams &p);
-
-/* Contrast and brightness alone (the part before gamma). */
-Mat
-mat_effects_luma(const ConvertParams &p)
-{
-  Mat r = mat_identity();
-  r.m[0][0] = p.contrast;
-  r.m[0][3] = p.brightness;
-  return r;
-}
-
-/* The rest, after gamma: hue, saturation, grayscale, invert. */
-Mat
-mat_effects_chroma(const ConvertParams &p)
-{
-  ConvertParams q = p;
-  q.contrast = 1.0f;
-  q.brightness = 0.0f;
-  return mat_effects(q);
-}
-
-Mat
-mat_effects(const ConvertParams &p)
-{
-  const double pi = 3.14159265358979323846;
-  const double c = std::cos(pi * p.hue), s = std::sin(pi * p.hue);
-  const double sat = p.grayscale ? 0.0 : p.saturation;
-  Mat r = mat_identity();
-  r.m[0][0] = p.contrast;
-  r.m[0][3] = p.brightness;
-  r.m[1][1] = sat * c;
-  r.m[1][2] = sat * s;
-  r.m[2][1] = -sat * s;
-  r.m[2][2] = sat * c;
-  if (p.invert) {
-    Mat inv = mat_identity();
-    inv.m[0][0] = -1.0;
-    inv.m[0][3] = 1.0;
-    inv.m[1][1] = -1.0;
-    inv.m[2][2] = -1.0;
-    r = mat_mul(inv, r);
-  }
-  return r;
-}
-
 /* ---- videoconvert's fast paths (video-converter.c, transforms[]) ------ */
 
 bool
@@ -451,7 +398,7 @@ setup_axis(detail::ScaleAxis *a, int in, int out, bool horizontal,
 }
 
 /* The fast paths of GStreamer 1.22's videoconvert among this library's
- * formats, for a same-size, uncropped, unmoved picture without effects
+ * formats, for a same-size, uncropped, unmoved picture
  * (video_converter_lookup_fastpath()). Sets the plan's chroma handling
  * and returns true where one applies; the colour step is already the one
  * GStreamer's fast path uses (kMatrixNone for the pairs that need the same
@@ -647,71 +594,7 @@ build_plan(const FrameDesc &src, const FrameDesc &dst, const ConvertParams &p,
    * neither matrix nor range, only the depth. */
   const bool same_matrix = syuv == dyuv && (!syuv || src.matrix == dst.matrix);
   P->matrix_mode = detail::kMatrixNone;
-  P->mshift = 8;
-  if (effects) {
-    /* Own arithmetic, not GStreamer's: the effects folded into the one
-     * matrix, in the Y'CbCr of the destination (else of the source, else
-     * BT.601 as videobalance uses for RGB), 16 fractional bits, rounded
-     * to nearest. */
-    const Matrix k = dyuv ? dst.matrix : (syuv ? src.matrix : Matrix::BT601);
-    Mat m = mat_identity();
-    /* Exact depth changes here: 8-bit values arrive widened as v * 257,
-     * and a 16-bit result is rounded (not truncated) to 8 bits. */
-    if (in_bits < out_bits)
-      m = mat_mul(mat_scale(1.0 / 257.0), m);
-    m = mat_mul(mat_to_unit(syuv, src.full_range, in_bits), m);
-    if (syuv)
-      m = mat_mul(mat_yuv_to_rgb(src.matrix), m);
-    m = mat_mul(mat_rgb_to_yuv(k), m);
-    m = mat_mul(mat_effects(p), m);
-    m = mat_mul(mat_yuv_to_rgb(k), m);
-    if (dyuv)
-      m = mat_mul(mat_rgb_to_yuv(dst.matrix), m);
-    m = mat_mul(mat_from_unit(dyuv, dst.full_range, out_bits), m);
-    if (in_bits > out_bits)
-      m = mat_mul(mat_scale((double)(1 << (in_bits - out_bits))), m);
-    P->mshift = 16;
-    for (int i = 0; i < 3; i++) {
-      for (int j = 0; j < 4; j++)
-        P->m[i][j] = (int64_t)std::llrint(m.m[i][j] * 65536.0);
-      P->m[i][3] += in_bits > out_bits ? (int64_t)128 << 16 : 1 << 15;
-    }
-    P->matrix_mode = detail::kMatrixFloor;
-
-    if (p.gamma != 1.0f) {
-      /* Split around the luma table: a = source -> effect Y'CbCr after
-       * contrast/brightness, at 65535 per unit; b = the rest. */
-      Mat a = mat_identity();
-      if (in_bits < out_bits)
-        a = mat_mul(mat_scale(1.0 / 257.0), a);
-      a = mat_mul(mat_to_unit(syuv, src.full_range, in_bits), a);
-      if (syuv)
-        a = mat_mul(mat_yuv_to_rgb(src.matrix), a);
-      a = mat_mul(mat_rgb_to_yuv(k), a);
-      a = mat_mul(mat_effects_luma(p), a);
-      a = mat_mul(mat_scale(65535.0), a);
-      Mat b = mat_scale(1.0 / 65535.0);
-      b = mat_mul(mat_effects_chroma(p), b);
-      b = mat_mul(mat_yuv_to_rgb(k), b);
-      if (dyuv)
-        b = mat_mul(mat_rgb_to_yuv(dst.matrix), b);
-      b = mat_mul(mat_from_unit(dyuv, dst.full_range, out_bits), b);
-      if (in_bits > out_bits)
-        b = mat_mul(mat_scale((double)(1 << (in_bits - out_bits))), b);
-      for (int i = 0; i < 3; i++) {
-        for (int j = 0; j < 4; j++) {
-          P->m[i][j] = (int64_t)std::llrint(a.m[i][j] * 65536.0);
-          P->m2[i][j] = (int64_t)std::llrint(b.m[i][j] * 65536.0);
-        }
-        P->m[i][3] += 1 << 15;
-        P->m2[i][3] += in_bits > out_bits ? (int64_t)128 << 16 : 1 << 15;
-      }
-      for (int i = 0; i < 256; i++)
-        P->gamma_lut[i] = (uint16_t)std::lrint(
-            65535.0 * std::pow(i / 255.0, 1.0 / (double)p.gamma));
-      P->matrix_mode = detail::kMatrixGamma;
-    }
-  } else if (!same_matrix) {
+  if (!same_matrix) {
     Mat m = mat_identity();
     if (in_bits < out_bits)
       m = mat_mul(mat_scale(1.0 / (float)(1 << (out_bits - in_bits))), m);
@@ -748,8 +631,18 @@ build_plan(const FrameDesc &src, const FrameDesc &dst, const ConvertParams &p,
   P->chroma_down = P->chroma_up;
   P->cscale = 0;
   /* Where videoconvert takes a fast path, do as it does. */
-  if (geometry_identity && !effects)
+  if (geometry_identity)
     plan_fastpath(src, dst, P);
+
+  /* The point effects: a step on the destination's code values, after
+   * the conversion (as the elements they follow run after videoconvert). */
+  if (effects)
+    effects_build(p, dyuv, P->di.bits == 16, dst.full_range, &P->fx);
+  /* Same format, only geometry: plane by plane, as videoflip and
+   * videoscale (zcplanar-common.h). */
+  if (!P->cscale)
+    detail::planar_setup(src, dst, p, effects,
+                         P->matrix_mode == detail::kMatrixNone, P);
 
   /* Border: 8-bit R'G'B' -> destination code values, as GStreamer's
    * border line (integer matrix at 8 bits, then widened). */

@@ -50,8 +50,8 @@
  *    threaded split of GStreamer's planar scaler (n-threads > 1 may pick
  *    the other pass order for some rows).
  * B. otherwise GstVideoConverter's generic (line) pipeline with dither
- *    none, which with crop, orientation, scaling, placement or effects is
- *    always the route:
+ *    none, which with crop, orientation, scaling or placement is always the
+ *    route:
  *  1. unpack to 8 bits (8-bit formats) or 16 bits (GRAY16, P010,
  *     I420_10LE; 10-bit values are widened as (v << 6) | (v >> 4), P010
  *     words as v | (v >> 10), their 6 low bits not masked);
@@ -172,9 +172,7 @@ enum class Orientation {
  *    about 24 GRAY16 values): GStreamer rounds its 8-bit taps to 6 bits,
  *    rounds between its passes, and at phases whose 6-bit taps cannot sum to 64 keeps a
  *    65/64 gain; zc has none of these.
- * Point effects: see below. With any of them active the colour step is
- * this library's own (not GStreamer's: there is no such element chain to
- * match bit for bit). */
+ * Point effects: see below; they leave the conversion as it is. */
 struct ConvertParams
 {
   Sampling sampling = Sampling::Nearest;
@@ -182,23 +180,34 @@ struct ConvertParams
   int crop_left = 0, crop_top = 0, crop_right = 0, crop_bottom = 0;
   int dst_x = 0, dst_y = 0, dst_w = 0, dst_h = 0;
   uint32_t border_argb = 0xff000000u;
-  /* Point effects, videobalance's semantics in normalised Y'CbCr (Y in
-   * 0..1, Cb/Cr in -0.5..0.5) of the destination (else the source, else
-   * BT.601): Y' = contrast Y + brightness; (Cb', Cr') = saturation times
-   * (Cb, Cr) turned by hue (half-turns: videobalance's cos/sin(pi hue));
-   * grayscale: Cb' = Cr' = 0; invert: 1 - v on R'G'B' (= (1 - Y', -C')).
-   * Ranges as videobalance: brightness and hue -1..1, contrast and
-   * saturation 0..2. They are folded into the colour matrix (no cost per
-   * pixel; results are clamped once, at the end, and rounded to nearest).
-   * gamma (0.01..10), on luma as the gamma element: after
-   * contrast/brightness, luma clamped to 0..1, Y' = Y^(1/gamma) drawn as
-   * 255 straight segments between the exact values at i / 255 (16-bit);
-   * then saturation/hue/grayscale/invert. Near black the segments differ
-   * from the exact curve (gamma 2.2: up to 5.8 8-bit code values below
-   * 2/255, 0.16 from there to 16/255, 0.01 above). It costs a second
-   * matrix per pixel. */
-  float brightness = 0.0f, contrast = 1.0f, saturation = 1.0f, hue = 0.0f;
-  float gamma = 1.0f;
+  /* Point effects, as GStreamer 1.22's elements define them: a step on
+   * the destination's code values once converted (the picture only, not
+   * the border), i.e. what "videobalance ! gamma" would output after the
+   * conversion, then an invert:
+   *  - brightness (-1..1), contrast (0..2), saturation (0..2), hue (-1..1,
+   *    half-turns) as videobalance, on 8-bit code values whatever the
+   *    range and matrix: Y' = rint(16 + (Y - 16) contrast + 255
+   *    brightness); with i = U - 128, j = V - 128, c = cos(pi hue),
+   *    s = sin(pi hue): U' = rint(128 + (i c + j s) saturation), V' =
+   *    rint(128 + (-i s + j c) saturation); clamped to 0..255; a
+   *    subsampled destination's chroma samples are transformed once each.
+   *    grayscale is saturation 0;
+   *  - gamma (0.01..10) as the gamma element, after those: a table on luma,
+   *    Y' = floor(255 (Y / 255)^(1 / gamma) + 0.5);
+   *  - on R'G'B' destinations, as both elements: each of the two stages
+   *    that is set goes to Y'CbCr and back with BT.601 limited-range
+   *    integer matrices (whatever the caps), its tables in between;
+   *  - invert: 255 - v on R'G'B'; on Y'CbCr and GRAY, Y' = (black + white)
+   *    - Y in the destination's range and C' = 256 - C (clamped).
+   * Bit-exact with the elements (videobalance's rint ties included) on
+   * 8-bit destinations. GRAY16, P010 and I420_10LE: luma through the
+   * same curve without its roundings, exact at each 8-bit code (257 k)
+   * and linear between them; chroma by the formulas above on the 10-bit
+   * values (centre 512). See kernels/zceffects-common.h for the details.
+   * double, as the elements' properties: 0.3 and 0.3f differ by a code
+   * value in videobalance's rounding. */
+  double brightness = 0.0, contrast = 1.0, saturation = 1.0, hue = 0.0;
+  double gamma = 1.0;
   bool invert = false, grayscale = false;
 };
 

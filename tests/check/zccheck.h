@@ -626,11 +626,11 @@ zc_test_convert_params (const ZcFilterSetting & s)
 {
   zc::ConvertParams p;
   p.sampling = zc::Sampling::Bilinear;
-  p.brightness = (float) s.brightness;
-  p.contrast = (float) s.contrast;
-  p.saturation = (float) s.saturation;
-  p.hue = (float) s.hue;
-  p.gamma = (float) s.gamma;
+  p.brightness = s.brightness;
+  p.contrast = s.contrast;
+  p.saturation = s.saturation;
+  p.hue = s.hue;
+  p.gamma = s.gamma;
   p.invert = s.invert;
   p.grayscale = s.grayscale;
   return p;

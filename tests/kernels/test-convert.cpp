@@ -789,7 +789,14 @@ test_resampled(zc::Sampling sampling, GstVideoResamplerMethod method,
       GstStructure *extra = gst_structure_new("x",
           GST_VIDEO_CONVERTER_OPT_RESAMPLER_METHOD,
           GST_TYPE_VIDEO_RESAMPLER_METHOD, method, NULL);
-      bool ok = gst_convert(src, ref, extra);
+      /* Same format: zc scales plane by plane as videoscale does
+       * (convert_scale_planes(): method=bilinear limits the taps to 2,
+       * method=mitchell does not); otherwise the generic pipeline. */
+      const bool same = f[0] == f[1];
+      if (same && sampling == zc::Sampling::Bicubic)
+        gst_structure_set(extra, GST_VIDEO_RESAMPLER_OPT_MAX_TAPS, G_TYPE_INT,
+                          128, NULL);
+      bool ok = gst_convert(src, ref, extra, !same);
       gst_structure_free(extra);
       if (!check(ok, "gst %s", name))
         continue;
@@ -913,130 +920,165 @@ test_rejects()
 
 /* ---- point effects against a double-precision reference ----------------- */
 
-struct Kr
+/* The effects are a step on the destination's code values: the output
+ * with effects must be the output without them, put through the
+ * elements' own formulas (GStreamer 1.22's videobalance and gamma, written
+ * here again as they are written there, in double), then the invert. */
+struct EffectsRef
 {
-  double r, b;
+  double b, c, s, h, g;
+  bool balance, gamma, invert, full;
+  int bal_y[256], gam_y[256];
+
+  EffectsRef(const zc::ConvertParams &p, bool full_range)
+  {
+    b = p.brightness;
+    c = p.contrast;
+    s = p.grayscale ? 0.0 : p.saturation;
+    h = p.hue;
+    g = p.gamma;
+    balance = b != 0.0 || c != 1.0 || p.saturation != 1.0 || h != 0.0
+              || p.grayscale;
+    gamma = g != 1.0;
+    invert = p.invert;
+    full = full_range;
+    for (int i = 0; i < 256; i++) {
+      bal_y[i] = (int)std::rint(std::clamp(luma_curve(i), 0.0, 255.0));
+      gam_y[i] = (int)std::floor(255.0 * std::pow(i / 255.0, 1.0 / g) + 0.5);
+    }
+  }
+
+  /* videobalance's luma before its rounding */
+  double
+  luma_curve(double y) const
+  {
+    return 16 + ((y - 16) * c + b * 255);
+  }
+
+  /* videobalance's chroma on code values centred on `mid` */
+  void
+  chroma(int mid, int *u, int *v) const
+  {
+    const double pi = 3.14159265358979323846;
+    const double hc = std::cos(pi * h), hs = std::sin(pi * h);
+    const int i = *u - mid, j = *v - mid;
+    const double a = mid + ((i * hc + j * hs) * s);
+    const double d = mid + ((-i * hs + j * hc) * s);
+    *u = (int)std::rint(std::clamp(a, 0.0, 2.0 * mid - 1));
+    *v = (int)std::rint(std::clamp(d, 0.0, 2.0 * mid - 1));
+  }
+
+  int
+  luma8(int y) const
+  {
+    if (balance)
+      y = bal_y[y];
+    if (gamma)
+      y = gam_y[y];
+    if (invert)
+      y = std::max(0, (full ? 255 : 251) - y);
+    return y;
+  }
+
+  /* 16-bit luma: the curve without its roundings at the 8-bit codes
+   * (257 k), straight lines between them */
+  double
+  luma16(int w) const
+  {
+    auto curve = [&](int k) {
+      double y = balance ? std::clamp(luma_curve(k), 0.0, 255.0) : k;
+      if (gamma)
+        y = 255.0 * std::pow(y / 255.0, 1.0 / g);
+      return 257.0 * y;
+    };
+    double y = w;
+    if (balance || gamma) {
+      const int k = std::min(254, w / 257);
+      const double t = (w - 257.0 * k) / 257.0;
+      y = curve(k) + (curve(k + 1) - curve(k)) * t;
+    }
+    if (invert)
+      y = std::max(0.0, (full ? 65535.0 : 64319.0) - y);
+    return y;
+  }
+
+  void
+  chroma_invert(int mid, int *u, int *v) const
+  {
+    if (balance)
+      chroma(mid, u, v);
+    if (invert) {
+      *u = std::min(2 * mid - *u, 2 * mid - 1);
+      *v = std::min(2 * mid - *v, 2 * mid - 1);
+    }
+  }
+
+  /* One round trip through the elements' integer BT.601 matrices */
+  void
+  rgb_pass(const int *ytab, bool with_chroma, int rgb[3]) const
+  {
+    const int r = rgb[0], gr = rgb[1], bl = rgb[2];
+    int y = std::clamp((66 * r + 129 * gr + 25 * bl + 4096) >> 8, 0, 255);
+    int u = std::clamp((-38 * r - 74 * gr + 112 * bl + 32768) >> 8, 0, 255);
+    int v = std::clamp((112 * r - 94 * gr - 18 * bl + 32768) >> 8, 0, 255);
+    y = ytab[y];
+    if (with_chroma)
+      chroma(128, &u, &v);
+    rgb[0] = std::clamp((298 * y + 409 * v - 57068) >> 8, 0, 255);
+    rgb[1] = std::clamp((298 * y - 100 * u - 208 * v + 34707) >> 8, 0, 255);
+    rgb[2] = std::clamp((298 * y + 516 * u - 70870) >> 8, 0, 255);
+  }
+
+  void
+  rgb(int c3[3]) const
+  {
+    if (balance)
+      rgb_pass(bal_y, true, c3);
+    if (gamma)
+      rgb_pass(gam_y, false, c3);
+    if (invert)
+      for (int i = 0; i < 3; i++)
+        c3[i] = 255 - c3[i];
+  }
 };
 
-Kr
-kr_of(zc::Matrix m)
+/* Sample `c` (Y/R, U/G, V/B, A) of pixel (x, y), or for c = 1, 2 of a
+ * Y'CbCr format of chroma sample (x, y), in the format's code values
+ * (10-bit formats: 10-bit values). */
+uint8_t *
+sample_at(const zc::FrameDesc &f, int c, int x, int y)
 {
-  switch (m) {
-  case zc::Matrix::BT601: return {0.299, 0.114};
-  case zc::Matrix::BT2020: return {0.2627, 0.0593};
-  default: return {0.2126, 0.0722};
-  }
-}
-
-/* Normalised Y'CbCr <-> R'G'B'. */
-void
-yuv_to_rgb(Kr k, const double y[3], double r[3])
-{
-  const double kg = 1.0 - k.r - k.b;
-  r[0] = y[0] + 2.0 * (1.0 - k.r) * y[2];
-  r[2] = y[0] + 2.0 * (1.0 - k.b) * y[1];
-  r[1] = (y[0] - k.r * r[0] - k.b * r[2]) / kg;
-}
-
-void
-rgb_to_yuv(Kr k, const double r[3], double y[3])
-{
-  y[0] = k.r * r[0] + (1.0 - k.r - k.b) * r[1] + k.b * r[2];
-  y[1] = (r[2] - y[0]) / (2.0 * (1.0 - k.b));
-  y[2] = (r[0] - y[0]) / (2.0 * (1.0 - k.r));
-}
-
-/* The header's formula, one pixel, code values in and out (8 or 16 bits). */
-void
-effects_reference(const zc::FrameDesc &sd, const zc::FrameDesc &dd,
-                  const zc::ConvertParams &p, const double in[3],
-                  double out[3])
-{
-  const bool syuv = !is_rgb(sd.fmt), dyuv = !is_rgb(dd.fmt);
-  const int sb = comp_bits(sd.fmt) > 8 ? 16 : 8;
-  const int db = comp_bits(dd.fmt) > 8 ? 16 : 8;
-  auto unit = [](bool yuv, bool full, int bits, double off[3], double sc[3]) {
-    const double maxv = (1 << bits) - 1;
-    for (int i = 0; i < 3; i++) {
-      off[i] = (yuv && i) ? (1 << (bits - 1)) : 0.0;
-      sc[i] = maxv;
-    }
-    if (yuv && !full) {
-      off[0] = 1 << (bits - 4);
-      sc[0] = 219 << (bits - 8);
-      sc[1] = sc[2] = 224 << (bits - 8);
-    }
-  };
-  double off[3], sc[3], v[3], rgb[3], yuv[3];
-  unit(syuv, sd.full_range, sb, off, sc);
-  for (int i = 0; i < 3; i++)
-    v[i] = (in[i] - off[i]) / sc[i];
-  if (syuv)
-    yuv_to_rgb(kr_of(sd.matrix), v, rgb);
-  else
-    std::memcpy(rgb, v, sizeof(rgb));
-  const Kr k = kr_of(dyuv ? dd.matrix : (syuv ? sd.matrix : zc::Matrix::BT601));
-  rgb_to_yuv(k, rgb, yuv);
-  const double pi = 3.14159265358979323846;
-  const double hc = std::cos(pi * p.hue), hs = std::sin(pi * p.hue);
-  const double sat = p.grayscale ? 0.0 : p.saturation;
-  double e[3] = {p.contrast * yuv[0] + p.brightness,
-                 sat * (yuv[1] * hc + yuv[2] * hs),
-                 sat * (-yuv[1] * hs + yuv[2] * hc)};
-  if (p.gamma != 1.0f) {
-    /* 255 segments between 16-bit samples of the curve at i / 255. */
-    auto lut = [&](int i) {
-      return std::lrint(65535.0 * std::pow(i / 255.0, 1.0 / p.gamma))
-             / 65535.0;
-    };
-    const double x = std::min(1.0, std::max(0.0, e[0])) * 255.0;
-    const int i = std::min(254, (int)x);
-    e[0] = lut(i) + (lut(i + 1) - lut(i)) * (x - i);
-  }
-  if (p.invert) {
-    e[0] = 1.0 - e[0];
-    e[1] = -e[1];
-    e[2] = -e[2];
-  }
-  yuv_to_rgb(k, e, rgb);
-  if (dyuv)
-    rgb_to_yuv(kr_of(dd.matrix), rgb, v);
-  else
-    std::memcpy(v, rgb, sizeof(v));
-  unit(dyuv, dd.full_range, db, off, sc);
-  const double maxv = (1 << db) - 1;
-  for (int i = 0; i < 3; i++) {
-    double x = std::floor(v[i] * sc[i] + off[i] + 0.5);
-    out[i] = x < 0 ? 0 : (x > maxv ? maxv : x);
-  }
-}
-
-/* Components (Y/R, U/G, V/B) of pixel (x, y) of a 4:4:4 frame. */
-void
-read_444(const zc::FrameDesc &f, int x, int y, double c[3])
-{
-  const uint8_t *p0 = f.planes[0] + y * f.strides[0];
+  uint8_t *r0 = f.planes[0] + (size_t)y * f.strides[0];
   switch (f.fmt) {
-  case zc::PixFmt::RGBA:
-    for (int i = 0; i < 3; i++)
-      c[i] = p0[x * 4 + i];
-    break;
-  case zc::PixFmt::BGR:
-    for (int i = 0; i < 3; i++)
-      c[i] = p0[x * 3 + 2 - i];
-    break;
+  case zc::PixFmt::RGBA: return r0 + 4 * x + c;
+  case zc::PixFmt::BGR: return r0 + 3 * x + 2 - c;
+  case zc::PixFmt::GRAY8: return r0 + x;
+  case zc::PixFmt::GRAY16_LE: return r0 + 2 * x;
   case zc::PixFmt::Y444:
-    for (int i = 0; i < 3; i++)
-      c[i] = f.planes[i][y * f.strides[i] + x];
-    break;
-  case zc::PixFmt::GRAY16_LE:
-    c[0] = p0[2 * x] | (p0[2 * x + 1] << 8);
-    c[1] = c[2] = 32768;
-    break;
-  default: /* GRAY8 */
-    c[0] = p0[x];
-    c[1] = c[2] = 128;
-    break;
+  case zc::PixFmt::I420:
+    return f.planes[c] + (size_t)y * f.strides[c] + x;
+  case zc::PixFmt::I420_10LE:
+    return f.planes[c] + (size_t)y * f.strides[c] + 2 * x;
+  case zc::PixFmt::NV12:
+    return c ? f.planes[1] + (size_t)y * f.strides[1] + 2 * x + c - 1
+             : r0 + x;
+  case zc::PixFmt::P010_10LE:
+    return c ? f.planes[1] + (size_t)y * f.strides[1] + 4 * x + 2 * (c - 1)
+             : r0 + 2 * x;
+  case zc::PixFmt::YUY2: return c ? r0 + 4 * x + 2 * c - 1 : r0 + 2 * x;
+  default: return nullptr;
+  }
+}
+
+int
+read_sample(const zc::FrameDesc &f, int c, int x, int y)
+{
+  const uint8_t *p = sample_at(f, c, x, y);
+  switch (f.fmt) {
+  case zc::PixFmt::GRAY16_LE: return p[0] | (p[1] << 8);
+  case zc::PixFmt::I420_10LE: return (p[0] | (p[1] << 8)) & 0x3ff;
+  case zc::PixFmt::P010_10LE: return (p[0] | (p[1] << 8)) >> 6;
+  default: return *p;
   }
 }
 
@@ -1048,69 +1090,141 @@ test_effects()
     zc::PixFmt in, out;
     zc::Matrix mi, mo;
     bool fi, fo;
+    bool placed; /* scaled into a rectangle, with a border */
   };
+  using F = zc::PixFmt;
+  const zc::Matrix k601 = zc::Matrix::BT601, k709 = zc::Matrix::BT709;
   const FmtCase fmts[] = {
-    {zc::PixFmt::RGBA, zc::PixFmt::RGBA, zc::Matrix::BT709, zc::Matrix::BT709,
-     true, true},
-    {zc::PixFmt::Y444, zc::PixFmt::Y444, zc::Matrix::BT709, zc::Matrix::BT709,
-     false, false},
-    {zc::PixFmt::RGBA, zc::PixFmt::Y444, zc::Matrix::BT709, zc::Matrix::BT2020,
-     true, true},
-    {zc::PixFmt::Y444, zc::PixFmt::BGR, zc::Matrix::BT601, zc::Matrix::BT709,
-     true, true},
-    {zc::PixFmt::GRAY8, zc::PixFmt::GRAY16_LE, zc::Matrix::BT709,
-     zc::Matrix::BT709, false, true},
-    {zc::PixFmt::Y444, zc::PixFmt::Y444, zc::Matrix::BT601, zc::Matrix::BT2020,
-     false, true},
-    {zc::PixFmt::GRAY16_LE, zc::PixFmt::RGBA, zc::Matrix::BT709,
-     zc::Matrix::BT709, false, true}};
-  std::uniform_real_distribution<float> unit(0.0f, 1.0f);
-  int worst = 0;
+    {F::RGBA, F::RGBA, k709, k709, true, true, false},
+    {F::Y444, F::Y444, k709, k709, false, false, false},
+    {F::RGBA, F::I420, k709, k709, true, false, false},
+    {F::I420, F::BGR, k601, k709, false, true, false},
+    {F::NV12, F::YUY2, k709, k709, false, false, false},
+    {F::Y444, F::GRAY8, k601, k601, false, false, false},
+    {F::GRAY8, F::GRAY16_LE, k709, k709, false, true, false},
+    {F::GRAY16_LE, F::GRAY16_LE, k709, k709, false, false, false},
+    {F::P010_10LE, F::P010_10LE, k709, k709, false, false, false},
+    {F::I420_10LE, F::I420_10LE, k709, k709, true, true, false},
+    {F::RGBA, F::NV12, k709, k709, true, false, true},
+    {F::YUY2, F::RGBA, k709, k709, false, true, true}};
+  std::uniform_real_distribution<double> unit(0.0, 1.0);
+  int worst8 = 0, worst_deep_luma = 0, worst_deep_chroma = 0;
   for (const FmtCase &fc : fmts) {
+    const int W = 37, H = 21;
     for (int t = 0; t < 12; t++) {
       zc::ConvertParams p;
-      p.brightness = unit(g_rng) * 2.0f - 1.0f;
-      p.contrast = unit(g_rng) * 2.0f;
-      p.saturation = unit(g_rng) * 2.0f;
-      p.hue = unit(g_rng) * 2.0f - 1.0f;
+      if (fc.placed) {
+        p.sampling = zc::Sampling::Bilinear;
+        p.dst_x = 4;
+        p.dst_y = 2;
+        p.dst_w = 24;
+        p.dst_h = 14;
+        p.border_argb = 0xff204060u;
+      }
+      zc::ConvertParams plain = p;
+      p.brightness = unit(g_rng) * 2.0 - 1.0;
+      p.contrast = unit(g_rng) * 2.0;
+      p.saturation = unit(g_rng) * 2.0;
+      p.hue = unit(g_rng) * 2.0 - 1.0;
       p.invert = t % 3 == 1;
       p.grayscale = t % 4 == 2;
       if (t % 2 == 1)
-        p.gamma = 0.3f + unit(g_rng) * 3.0f;
+        p.gamma = 0.3 + unit(g_rng) * 3.0;
       if (t == 0) { /* gentle: little clipping */
-        p.brightness = 0.05f;
-        p.contrast = 0.9f;
-        p.saturation = 1.1f;
-        p.hue = 0.1f;
+        p.brightness = 0.05;
+        p.contrast = 0.9;
+        p.saturation = 1.1;
+        p.hue = 0.1;
       }
-      Frame src, got;
-      src.init(fc.in, 37, 21, fc.mi, fc.fi);
-      got.init(fc.out, 37, 21, fc.mo, fc.fo);
+      if (t == 4) { /* only gamma; only invert */
+        p = plain;
+        p.gamma = 2.2;
+      } else if (t == 7) {
+        p = plain;
+        p.invert = true;
+      }
+      Frame src, ref, got;
+      src.init(fc.in, W, H, fc.mi, fc.fi);
+      ref.init(fc.out, W, H, fc.mo, fc.fo);
+      got.init(fc.out, W, H, fc.mo, fc.fo);
       fill_random(src.data.data(), src.data.size());
-      if (!check(zc::convert_cpu(src.desc, got.desc, p, 0),
+      if (fc.in == F::P010_10LE) /* 10 bits, the 6 low bits zero */
+        for (size_t i = 0; i < src.data.size(); i += 2)
+          src.data[i] &= 0xc0;
+      if (!check(zc::convert_cpu(src.desc, ref.desc, plain, 0)
+                     && zc::convert_cpu(src.desc, got.desc, p, 0),
                  "convert_cpu with effects"))
         continue;
-      const int scale = comp_bits(fc.out) > 8 ? 257 : 1;
-      int d = 0;
-      for (int y = 0; y < 21; y++)
-        for (int x = 0; x < 37; x++) {
-          double in[3], ref[3], out[3];
-          read_444(src.desc, x, y, in);
-          effects_reference(src.desc, got.desc, p, in, ref);
-          read_444(got.desc, x, y, out);
-          const int n = is_gray(fc.out) ? 1 : 3;
-          for (int i = 0; i < n; i++)
-            d = std::max(d, (int)std::fabs(out[i] - ref[i]));
+      const EffectsRef E(p, fc.fo);
+      const bool rgb = is_rgb(fc.out), gray = is_gray(fc.out);
+      const int bits = comp_bits(fc.out);
+      const int ws = (fc.out == F::Y444 || rgb || gray) ? 0 : 1;
+      const int hs = (ws && fc.out != F::YUY2) ? 1 : 0;
+      auto inside = [&](int x, int y) {
+        return !fc.placed
+               || (x >= p.dst_x && y >= p.dst_y && x < p.dst_x + p.dst_w
+                   && y < p.dst_y + p.dst_h);
+      };
+      int d8 = 0, dl = 0, dc = 0;
+      for (int y = 0; y < H; y++) {
+        for (int x = 0; x < W; x++) {
+          if (rgb) {
+            int c3[3];
+            for (int i = 0; i < 3; i++)
+              c3[i] = read_sample(ref.desc, i, x, y);
+            if (inside(x, y))
+              E.rgb(c3);
+            for (int i = 0; i < 3; i++)
+              d8 = std::max(d8, std::abs(read_sample(got.desc, i, x, y)
+                                         - c3[i]));
+            if (fc.out == F::RGBA) /* alpha untouched */
+              d8 = std::max(d8, std::abs(read_sample(got.desc, 3, x, y)
+                                         - read_sample(ref.desc, 3, x, y)));
+            continue;
+          }
+          int e = read_sample(ref.desc, 0, x, y);
+          if (bits == 8) {
+            if (inside(x, y))
+              e = E.luma8(e);
+            d8 = std::max(d8, std::abs(read_sample(got.desc, 0, x, y) - e));
+          } else {
+            /* 10-bit values as the converter widens them */
+            const int w = bits == 16 ? e : (e << 6) | (e >> 4);
+            const double r = inside(x, y) ? E.luma16(w) : w;
+            const double want = bits == 16 ? r : std::floor(r / 64.0);
+            dl = std::max(dl, (int)std::ceil(std::fabs(
+                                  read_sample(got.desc, 0, x, y) - want)
+                                  - 0.5));
+          }
         }
-      worst = std::max(worst, d / scale);
-      check(d <= scale, "effects %s -> %s b=%.2f c=%.2f s=%.2f h=%.2f "
-            "g=%.2f inv=%d gray=%d: max diff %d", zc::pixfmt_name(fc.in),
-            zc::pixfmt_name(fc.out), p.brightness, p.contrast, p.saturation,
-            p.hue, p.gamma, p.invert, p.grayscale, d);
+      }
+      if (!rgb && !gray) {
+        const int cw = (W + (1 << ws) - 1) >> ws, ch = (H + (1 << hs) - 1) >> hs;
+        for (int r = 0; r < ch; r++)
+          for (int k = 0; k < cw; k++) {
+            int u = read_sample(ref.desc, 1, k, r);
+            int v = read_sample(ref.desc, 2, k, r);
+            if (inside(k << ws, r << hs))
+              E.chroma_invert(bits == 8 ? 128 : 512, &u, &v);
+            const int d = std::max(std::abs(read_sample(got.desc, 1, k, r) - u),
+                                   std::abs(read_sample(got.desc, 2, k, r) - v));
+            (bits == 8 ? d8 : dc) = std::max(bits == 8 ? d8 : dc, d);
+          }
+      }
+      worst8 = std::max(worst8, d8);
+      worst_deep_luma = std::max(worst_deep_luma, dl);
+      worst_deep_chroma = std::max(worst_deep_chroma, dc);
+      check(d8 == 0 && dl <= 1 && dc == 0,
+            "effects %s -> %s%s b=%.3f c=%.3f s=%.3f h=%.3f g=%.3f inv=%d "
+            "gray=%d: max diff %d (8-bit), %d (deep luma), %d (deep chroma)",
+            zc::pixfmt_name(fc.in), zc::pixfmt_name(fc.out),
+            fc.placed ? " placed" : "", p.brightness, p.contrast,
+            p.saturation, p.hue, p.gamma, p.invert, p.grayscale, d8, dl, dc);
     }
   }
-  std::printf("point effects vs double-precision reference: max diff %d "
-              "(8-bit code values)\n", worst);
+  std::printf("point effects vs the elements' formulas: max diff %d (8-bit), "
+              "%d (16/10-bit luma), %d (10-bit chroma)\n", worst8,
+              worst_deep_luma, worst_deep_chroma);
 }
 
 /* The thread split does not change a byte. */
