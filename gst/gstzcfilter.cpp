@@ -654,17 +654,23 @@ gst_zc_filter_fixate_caps (GstBaseTransform * trans, GstPadDirection direction,
 
   fixate_size (self, direction, ins, outs);
 
-  /* Y'CbCr to Y'CbCr keeps the colorimetry, as videoconvert does */
-  const gchar *in_cm = gst_structure_get_string (ins, "colorimetry");
+  /* Y'CbCr to Y'CbCr (and a format kept) keeps the colorimetry and the
+   * chroma siting, as videoconvert does: equal caps stay equal, so the
+   * element can pass through */
   const gchar *out_fmt = gst_structure_get_string (outs, "format");
-  if (fmt && in_cm && out_fmt && !gst_structure_has_field (outs, "colorimetry")) {
+  if (fmt && out_fmt) {
     const GstVideoFormatInfo *in_fi =
         gst_video_format_get_info (gst_video_format_from_string (fmt));
     const GstVideoFormatInfo *out_fi =
         gst_video_format_get_info (gst_video_format_from_string (out_fmt));
-    if (in_fi && out_fi && GST_VIDEO_FORMAT_INFO_IS_YUV (in_fi) &&
-        GST_VIDEO_FORMAT_INFO_IS_YUV (out_fi))
-      gst_structure_set (outs, "colorimetry", G_TYPE_STRING, in_cm, NULL);
+    bool keep = g_str_equal (fmt, out_fmt) || (in_fi && out_fi &&
+        GST_VIDEO_FORMAT_INFO_IS_YUV (in_fi) &&
+        GST_VIDEO_FORMAT_INFO_IS_YUV (out_fi));
+    for (const gchar * field: { "colorimetry", "chroma-site" }) {
+      const gchar *v = gst_structure_get_string (ins, field);
+      if (keep && v && !gst_structure_has_field (outs, field))
+        gst_structure_set (outs, field, G_TYPE_STRING, v, NULL);
+    }
   }
 
   othercaps = gst_caps_fixate (othercaps);

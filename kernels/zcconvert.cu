@@ -17,7 +17,9 @@ namespace zc {
 namespace {
 
 /* The plan travels as the kernel's parameter (by value: nothing to copy
- * or free per frame). */
+ * or free per frame). __grid_constant__: the per-block code takes it by
+ * reference and indexes its tables; without it every thread would first
+ * copy the whole plan into local memory (measured: 30 times slower). */
 static_assert(sizeof(detail::Plan) <= 4096,
               "kernel parameters must stay within 4 KiB");
 
@@ -25,7 +27,7 @@ constexpr int kBlockX = 32;
 constexpr int kBlockY = 8;
 
 __global__ void
-__launch_bounds__(kBlockX *kBlockY) convert_kernel(const detail::Plan plan)
+__launch_bounds__(kBlockX *kBlockY) convert_kernel(const __grid_constant__ detail::Plan plan)
 {
   const int bx = blockIdx.x * kBlockX + threadIdx.x;
   const int by = blockIdx.y * kBlockY + threadIdx.y;

@@ -172,6 +172,20 @@ enum class Orientation {
  *    about 24 GRAY16 values): GStreamer rounds its 8-bit taps to 6 bits,
  *    rounds between its passes, and at phases whose 6-bit taps cannot sum to 64 keeps a
  *    65/64 gain; zc has none of these.
+ * Same format in and out, same matrix, no effects, the whole destination
+ * (videoflip's and videoscale's situation): the planes move on their own,
+ * as those elements move them (kernels/zcplanar-common.h), never through
+ * 4:4:4. Oriented or nearest-scaled subsampled chroma is taken sample for
+ * sample per plane (videoflip's 4:2:2 quarter turns: the floor average of
+ * the two source rows of an output pair), bit for bit as videoflip and
+ * videoscale; bilinear and bicubic scaling without crop or orientation of
+ * the 8-bit formats and GRAY16_LE follow videoscale's GstVideoScaler per
+ * plane (method=bilinear: the linear resampler limited to 2 taps, so no
+ * averaging when shrinking; method=mitchell: cubic on luma / RGB / packed
+ * 4:2:2, linear chroma planes), its taps and roundings reproduced in
+ * integers (tests/check/elements/zcfilter-compare.cpp measures 0 on random
+ * 8-bit frames away from the borders; GRAY16_LE bicubic within about 17
+ * 16-bit code values).
  * Point effects: see below; they leave the conversion as it is. */
 struct ConvertParams
 {
