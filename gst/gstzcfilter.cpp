@@ -820,6 +820,8 @@ scratch_release (GstZcFilter * self, Scratch & sc)
     /* cudaFree waits for the work queued on it */
     GST_ZC_CUDA_OK (cudaFree (sc.mem));
   }
+#else
+  (void) self;
 #endif
   sc.mem = nullptr;
   sc.host.clear ();
@@ -1259,19 +1261,23 @@ frame_desc_planes_gpu (GstBuffer * buf, const GstVideoInfo * info,
 }
 
 /* Whether the conversion kernel should read the input from a device-memory
- * copy made by the copy engines: for a frame in mapped host memory, unless
- * the kernel reads it once, in order, with 4-byte loads (a packed 4-byte RGB
- * format, nothing moved). Reads over the bus by the kernel are small and
- * latency-bound; taps that read a source pixel several times (scaling,
- * chroma filters) would cross the bus several times. Measured on an H200:
- * NV12 4K -> RGBA 1080p 1.60 ms reading mapped memory, 0.67 ms from device
- * memory (bench/zc-compute-bench). */
+ * copy made by the copy engines: for a frame in mapped host memory that
+ * the kernel would read through the plan's pointers, unless it reads it
+ * once, in order, with 4-byte loads (a packed 4-byte RGB format, nothing
+ * moved). Such reads over the bus are small and latency-bound, and taps
+ * that read a source pixel several times would cross the bus several
+ * times. Where the kernel stages its tiles itself (convert_reads_tiles()),
+ * it reads the frame in wide loads about once, overlapped with its writes:
+ * no copy first. */
 static bool
 should_stage_input (GstZcFilter * self, const FrameWork & work,
-    GstZcMemory * in_mem)
+    GstZcMemory * in_mem, const zc::FrameDesc & src, const zc::FrameDesc & dst)
 {
   auto *priv = self->priv;
   if (gst_zc_memory_get_memory_type (in_mem) != GST_ZC_MEMORY_TYPE_MAPPED)
+    return false;
+  /* the tiled kernel reads mapped memory in wide loads, about once */
+  if (zc::convert_reads_tiles (src, dst, work.cp))
     return false;
   const zc::ConvertParams & cp = work.cp;
   bool moved = cp.crop_left || cp.crop_right || cp.crop_top ||
@@ -1344,7 +1350,7 @@ transform_gpu (GstZcFilter * self, const FrameWork & work, GstBuffer * inbuf,
     zc::FrameDesc src, dst, s0, s1;
     frame_desc_planes_gpu (inbuf, in_info, priv->in_desc, &src);
     frame_desc_planes_gpu (outbuf, out_info, priv->out_desc, &dst);
-    if (work.convert && should_stage_input (self, work, in_mem)) {
+    if (work.convert && should_stage_input (self, work, in_mem, src, dst)) {
       /* The copy engines read the frame over the bus in large bursts; the
        * kernel then reads device memory, as often as its taps want */
       zc::FrameDesc staged;

@@ -184,6 +184,21 @@ struct Px
   uint32_t c[4]; /* Y/R, U/G, V/B, A */
 };
 
+/* Where the per-block code reads the source's bytes: byte `byte` of row
+ * `row` of plane `plane`. FrameSrc reads the frame itself; the CUDA
+ * conversion may give a block its own copy of the rows it needs instead
+ * (TileSrc, zcconvert.cu), read with the same code. */
+struct FrameSrc
+{
+  const Plan *P;
+
+  ZC_HD const uint8_t *
+  at(int plane, int row, size_t byte) const
+  {
+    return P->sp[plane] + (size_t)row * P->ss[plane] + byte;
+  }
+};
+
 ZC_HD inline uint32_t
 rd16(const uint8_t *p)
 {
@@ -214,26 +229,26 @@ rd_sample(const FmtInfo &f, const uint8_t *p)
 }
 
 /* Chroma of chroma sample (k, r), not interpolated. */
+template <class Src>
 ZC_HD inline void
-chroma_raw(const Plan &P, int k, int r, uint32_t *u, uint32_t *v)
+chroma_raw(const Plan &P, const Src &src, int k, int r, uint32_t *u,
+           uint32_t *v)
 {
   const FmtInfo &f = P.si;
   switch (f.kind) {
   case kPlanarYuv: {
-    const uint8_t *pu = P.sp[f.off[1]] + (size_t)r * P.ss[f.off[1]];
-    const uint8_t *pv = P.sp[f.off[2]] + (size_t)r * P.ss[f.off[2]];
-    *u = rd_sample(f, pu + (size_t)k * f.pstride);
-    *v = rd_sample(f, pv + (size_t)k * f.pstride);
+    *u = rd_sample(f, src.at(f.off[1], r, (size_t)k * f.pstride));
+    *v = rd_sample(f, src.at(f.off[2], r, (size_t)k * f.pstride));
     break;
   }
   case kSemiYuv: {
-    const uint8_t *p = P.sp[1] + (size_t)r * P.ss[1] + (size_t)k * 2 * f.pstride;
+    const uint8_t *p = src.at(1, r, (size_t)k * 2 * f.pstride);
     *u = rd_sample(f, p + f.off[1] * f.pstride);
     *v = rd_sample(f, p + f.off[2] * f.pstride);
     break;
   }
   case kPacked422: {
-    const uint8_t *p = P.sp[0] + (size_t)r * P.ss[0] + (size_t)k * 4;
+    const uint8_t *p = src.at(0, r, (size_t)k * 4);
     *u = p[f.off[1]];
     *v = p[f.off[3]];
     break;
@@ -281,29 +296,32 @@ blend(const Taps &t, uint32_t a, uint32_t b)
 }
 
 /* Horizontally upsampled chroma of chroma row r at pixel column x. */
+template <class Src>
 ZC_HD inline void
-chroma_row(const Plan &P, int r, int x, uint32_t *u, uint32_t *v)
+chroma_row(const Plan &P, const Src &src, int r, int x, uint32_t *u,
+           uint32_t *v)
 {
   if (!P.si.ws) {
-    chroma_raw(P, x, r, u, v);
+    chroma_raw(P, src, x, r, u, v);
     return;
   }
   Taps t = up2_taps(x, P.sw);
   uint32_t ua, va, ub, vb;
-  chroma_raw(P, t.a, r, &ua, &va);
+  chroma_raw(P, src, t.a, r, &ua, &va);
   if (t.mode == 0) {
     *u = ua;
     *v = va;
     return;
   }
-  chroma_raw(P, t.b, r, &ub, &vb);
+  chroma_raw(P, src, t.b, r, &ub, &vb);
   *u = blend(t, ua, ub);
   *v = blend(t, va, vb);
 }
 
 /* One source pixel at the source's unpack depth, chroma upsampled. */
+template <class Src>
 ZC_HD inline Px
-fetch(const Plan &P, int x, int y)
+fetch(const Plan &P, const Src &src, int x, int y)
 {
   const FmtInfo &f = P.si;
   Px o;
@@ -311,7 +329,7 @@ fetch(const Plan &P, int x, int y)
   o.c[3] = maxv;
 
   if (f.kind == kPackedRgb) {
-    const uint8_t *p = P.sp[0] + (size_t)y * P.ss[0] + (size_t)x * f.pstride;
+    const uint8_t *p = src.at(0, y, (size_t)x * f.pstride);
     o.c[0] = p[f.off[0]];
     o.c[1] = p[f.off[1]];
     o.c[2] = p[f.off[2]];
@@ -320,11 +338,10 @@ fetch(const Plan &P, int x, int y)
     return o;
   }
 
-  const uint8_t *row = P.sp[0] + (size_t)y * P.ss[0];
   if (f.kind == kPacked422)
-    o.c[0] = row[(size_t)(x >> 1) * 4 + f.off[(x & 1) * 2]];
+    o.c[0] = *src.at(0, y, (size_t)(x >> 1) * 4 + f.off[(x & 1) * 2]);
   else
-    o.c[0] = rd_sample(f, row + (size_t)x * f.pstride);
+    o.c[0] = rd_sample(f, src.at(0, y, (size_t)x * f.pstride));
 
   if (f.kind == kGray || P.cscale || P.pl.mode) {
     /* (with cscale the block's chroma comes from chroma_scaled(), and
@@ -334,22 +351,22 @@ fetch(const Plan &P, int x, int y)
   }
 
   if (!P.chroma_up) {
-    chroma_raw(P, x >> f.ws, y >> f.hs, &o.c[1], &o.c[2]);
+    chroma_raw(P, src, x >> f.ws, y >> f.hs, &o.c[1], &o.c[2]);
     return o;
   }
   if (!f.hs) {
-    chroma_row(P, y, x, &o.c[1], &o.c[2]);
+    chroma_row(P, src, y, x, &o.c[1], &o.c[2]);
     return o;
   }
   Taps t = up2_taps(y, P.sh);
   uint32_t ua, va, ub, vb;
-  chroma_row(P, t.a, x, &ua, &va);
+  chroma_row(P, src, t.a, x, &ua, &va);
   if (t.mode == 0) {
     o.c[1] = ua;
     o.c[2] = va;
     return o;
   }
-  chroma_row(P, t.b, x, &ub, &vb);
+  chroma_row(P, src, t.b, x, &ub, &vb);
   o.c[1] = blend(t, ua, ub);
   o.c[2] = blend(t, va, vb);
   return o;
@@ -512,11 +529,12 @@ chroma_scaled(const Plan &P, const AxisTaps &tv, int cx, uint32_t *u,
               uint32_t *v)
 {
   const AxisTaps th = axis_taps(P.cax, cx);
+  const FrameSrc src{&P};
   uint32_t iu[4], iv[4], su[4], sv[4];
   if (P.cscale_h_first) {
     for (int i = 0; i < tv.n; i++) {
       for (int k = 0; k < th.n; k++)
-        chroma_raw(P, th.off + k, tv.off + i, &su[k], &sv[k]);
+        chroma_raw(P, src, th.off + k, tv.off + i, &su[k], &sv[k]);
       iu[i] = tap_eval(th, su);
       iv[i] = tap_eval(th, sv);
     }
@@ -525,7 +543,7 @@ chroma_scaled(const Plan &P, const AxisTaps &tv, int cx, uint32_t *u,
   } else {
     for (int k = 0; k < th.n; k++) {
       for (int i = 0; i < tv.n; i++)
-        chroma_raw(P, th.off + k, tv.off + i, &su[i], &sv[i]);
+        chroma_raw(P, src, th.off + k, tv.off + i, &su[i], &sv[i]);
       iu[k] = tap_eval(tv, su);
       iv[k] = tap_eval(tv, sv);
     }
@@ -612,8 +630,9 @@ clamp_index(int k, int m)
 /* Bilinear (area-aware when shrinking) sample at output pixel (u, v) of
  * the destination rectangle, at the source's unpack depth, rounded to
  * nearest once at the end. Edge pixels are repeated. */
+template <class Src>
 ZC_HD inline Px
-sample_linear(const Plan &P, int u, int v)
+sample_linear(const Plan &P, const Src &src, int u, int v)
 {
   const LinearTaps tx = linear_taps(u, P.rw, P.ow);
   const LinearTaps ty = linear_taps(v, P.rh, P.oh);
@@ -633,7 +652,7 @@ sample_linear(const Plan &P, int u, int v)
         continue;
       int sx, sy;
       orient_to_source(P, clamp_index(kx, P.ow), b, &sx, &sy);
-      const Px s = fetch(P, sx, sy);
+      const Px s = fetch(P, src, sx, sy);
       for (int i = 0; i < 4; i++)
         acc[i] += w * s.c[i];
     }
@@ -696,8 +715,9 @@ cubic_weight(const CubicTaps &t, int k)
 /* Bicubic sample at output pixel (u, v) of the destination rectangle, at
  * the source's unpack depth: one exact 2D sum, normalised, rounded to
  * nearest once and clamped (the kernel's negative lobes can overshoot). */
+template <class Src>
 ZC_HD inline Px
-sample_cubic(const Plan &P, int u, int v)
+sample_cubic(const Plan &P, const Src &src, int u, int v)
 {
   const CubicTaps tx = cubic_taps(u, P.rw, P.ow);
   const CubicTaps ty = cubic_taps(v, P.rh, P.oh);
@@ -723,7 +743,7 @@ sample_cubic(const Plan &P, int u, int v)
         continue;
       int sx, sy;
       orient_to_source(P, clamp_index(tx.k0 + i, P.ow), b, &sx, &sy);
-      const Px s = fetch(P, sx, sy);
+      const Px s = fetch(P, src, sx, sy);
       for (int c = 0; c < 4; c++)
         acc[c] += wx * wy * (int64_t)s.c[c];
     }
@@ -822,8 +842,9 @@ apply_orc_matrix8(const Plan &P, const Px &s)
 }
 
 /* Destination pixel (x, y) at the destination's unpack depth. */
+template <class Src>
 ZC_HD inline Px
-out_pixel(const Plan &P, int x, int y)
+out_pixel(const Plan &P, const Src &src, int x, int y)
 {
   Px o;
   const int u = x - P.rx, v = y - P.ry;
@@ -836,14 +857,14 @@ out_pixel(const Plan &P, int x, int y)
   if (P.pl.mode == kPlanarScale) {
     planar_pixel(P.pl, u, v, s.c);
   } else if (P.linear) {
-    s = sample_linear(P, u, v);
+    s = sample_linear(P, src, u, v);
   } else if (P.cubic) {
-    s = sample_cubic(P, u, v);
+    s = sample_cubic(P, src, u, v);
   } else {
     int sx, sy;
     orient_to_source(P, nearest_index(u, P.rw, P.ow),
                      nearest_index(v, P.rh, P.oh), &sx, &sy);
-    s = fetch(P, sx, sy);
+    s = fetch(P, src, sx, sy);
   }
 
   if (P.depth == 16 && P.si.bits == 8) {
@@ -917,9 +938,11 @@ in_picture(const Plan &P, int x, int y)
 }
 
 /* Output block (bx, by): 1x1 pixel, 2x1 (4:2:2) or 2x2 (4:2:0); rc is
- * row_ctx(P, by). */
+ * row_ctx(P, by); the source's bytes are read through src. */
+template <class Src>
 ZC_HD inline void
-convert_block(const Plan &P, const RowCtx &rc, int bx, int by)
+convert_block(const Plan &P, const Src &src, const RowCtx &rc, int bx,
+              int by)
 {
   const FmtInfo &f = P.di;
   const int bw = 1 << f.ws, bh = 1 << f.hs;
@@ -933,7 +956,7 @@ convert_block(const Plan &P, const RowCtx &rc, int bx, int by)
       if (x >= P.dw || y >= P.dh)
         continue;
       have[j][i] = true;
-      Px s = out_pixel(P, x, y);
+      Px s = out_pixel(P, src, x, y);
       if (P.fx.active && in_picture(P, x, y))
         effects_pixel(P.fx, s.c);
       px[j][i] = s;
@@ -1062,10 +1085,169 @@ convert_block(const Plan &P, const RowCtx &rc, int bx, int by)
 }
 
 ZC_HD inline void
+convert_block(const Plan &P, const RowCtx &rc, int bx, int by)
+{
+  convert_block(P, FrameSrc{&P}, rc, bx, by);
+}
+
+ZC_HD inline void
 convert_block(const Plan &P, int bx, int by)
 {
   convert_block(P, row_ctx(P, by), bx, by);
 }
+
+/* ---- tiles: the CUDA conversion's staged reads --------------------------
+ *
+ * Read byte by byte, a mapped source costs one bus transaction per load,
+ * and a scaling filter reads every source pixel (and upsamples its chroma)
+ * once per tap. So the CUDA kernel gives each thread block a tile of
+ * output blocks; the block first copies the source rows the tile reads
+ * into shared memory, in wide coalesced loads, and then runs the same
+ * convert_block() on that copy (TileSrc). convert_cpu_tiled() runs the same
+ * tiling on the CPU, so the geometry below is checked without a GPU.
+ * Not for the planar paths (cscale, pl.mode), which read the frame
+ * directly. */
+
+constexpr int kTileThreadsX = 32;
+constexpr int kTileThreadsY = 8;
+/* Shared memory a tile may take (the default limit for one block). */
+constexpr int kTileSmemLimit = 48 * 1024;
+
+struct TileGeom
+{
+  int rows_per_thread; /* output block rows per thread: 4, 2 or 1 */
+  int tile_bx, tile_by; /* output blocks per tile */
+  int grid_x, grid_y;   /* tiles */
+  int n_planes;
+  int vec[3];   /* load width per plane: 16, 4 or 1 bytes */
+  int pitch[3]; /* bytes per staged row (a multiple of 16) */
+  int rows[3];  /* staged rows per plane, at most */
+  int smem;     /* bytes */
+};
+
+/* Rows [row0, row0 + rows) of one plane, bytes [byte0, byte0 + bytes) of
+ * each, byte0 a multiple of the plane's load width. */
+struct PlaneSpan
+{
+  int row0, rows, byte0, bytes;
+};
+
+/* The oriented source pixels [lo, hi] that output pixels [u0, u1] of an
+ * axis (n outputs over m inputs) read, as the samplers above pick them. */
+ZC_HD inline void
+axis_span(const Plan &P, int u0, int u1, int n, int m, int *lo, int *hi)
+{
+  if (P.linear) {
+    *lo = clamp_index(linear_taps(u0, n, m).k0, m);
+    *hi = clamp_index(linear_taps(u1, n, m).k1, m);
+  } else if (P.cubic) {
+    const CubicTaps t0 = cubic_taps(u0, n, m), t1 = cubic_taps(u1, n, m);
+    *lo = clamp_index(t0.k0, m);
+    *hi = clamp_index(t1.k0 + t1.T - 1, m);
+  } else {
+    *lo = nearest_index(u0, n, m);
+    *hi = nearest_index(u1, n, m);
+  }
+}
+
+/* The source pixels (r = x0, y0, x1, y1, inclusive) that destination
+ * pixels [x0, x1] x [y0, y1] read; false if they are all border. */
+ZC_HD inline bool
+source_rect(const Plan &P, int x0, int y0, int x1, int y1, int r[4])
+{
+  const int u0 = (x0 > P.rx ? x0 : P.rx) - P.rx;
+  const int u1 = (x1 < P.rx + P.rw - 1 ? x1 : P.rx + P.rw - 1) - P.rx;
+  const int v0 = (y0 > P.ry ? y0 : P.ry) - P.ry;
+  const int v1 = (y1 < P.ry + P.rh - 1 ? y1 : P.ry + P.rh - 1) - P.ry;
+  if (u0 > u1 || v0 > v1)
+    return false;
+  int a0, a1, b0, b1, xa, ya, xb, yb;
+  axis_span(P, u0, u1, P.rw, P.ow, &a0, &a1);
+  axis_span(P, v0, v1, P.rh, P.oh, &b0, &b1);
+  orient_to_source(P, a0, b0, &xa, &ya);
+  orient_to_source(P, a1, b1, &xb, &yb);
+  r[0] = xa < xb ? xa : xb;
+  r[1] = ya < yb ? ya : yb;
+  r[2] = xa < xb ? xb : xa;
+  r[3] = ya < yb ? yb : ya;
+  return true;
+}
+
+/* The rows and bytes of each source plane that fetch() reads for the
+ * source pixels r: luma (or packed pixels) under r, chroma one sample
+ * beyond it on each side (the upsampling filter's reach). Returns the
+ * number of planes. */
+ZC_HD inline int
+source_spans(const Plan &P, const int r[4], PlaneSpan s[3])
+{
+  const FmtInfo &f = P.si;
+  const int x0 = r[0], y0 = r[1], x1 = r[2], y1 = r[3];
+  if (f.kind == kPackedRgb || f.kind == kGray) {
+    s[0] = {y0, y1 - y0 + 1, x0 * f.pstride, (x1 - x0 + 1) * f.pstride};
+    return 1;
+  }
+  const int cw = (P.sw + (1 << f.ws) - 1) >> f.ws;
+  const int chh = (P.sh + (1 << f.hs) - 1) >> f.hs;
+  int k0 = (x0 >> f.ws) - 1, k1 = (x1 >> f.ws) + 1;
+  k0 = k0 < 0 ? 0 : k0;
+  k1 = k1 > cw - 1 ? cw - 1 : k1;
+  if (f.kind == kPacked422) {
+    s[0] = {y0, y1 - y0 + 1, k0 * 4, (k1 - k0 + 1) * 4};
+    return 1;
+  }
+  int c0 = (y0 >> f.hs) - 1, c1 = (y1 >> f.hs) + 1;
+  c0 = c0 < 0 ? 0 : c0;
+  c1 = c1 > chh - 1 ? chh - 1 : c1;
+  s[0] = {y0, y1 - y0 + 1, x0 * f.pstride, (x1 - x0 + 1) * f.pstride};
+  if (f.kind == kSemiYuv) {
+    s[1] = {c0, c1 - c0 + 1, k0 * 2 * f.pstride, (k1 - k0 + 1) * 2 * f.pstride};
+    return 2;
+  }
+  s[1] = {c0, c1 - c0 + 1, k0 * f.pstride, (k1 - k0 + 1) * f.pstride};
+  s[2] = s[1];
+  return 3;
+}
+
+/* The staged spans of tile (tx, ty): byte0 rounded down and the length
+ * rounded up to the plane's load width. False if the tile reads nothing. */
+ZC_HD inline bool
+tile_spans(const Plan &P, const TileGeom &g, int tx, int ty, PlaneSpan s[3])
+{
+  const int bw = 1 << P.di.ws, bh = 1 << P.di.hs;
+  const int x0 = tx * g.tile_bx * bw, y0 = ty * g.tile_by * bh;
+  int x1 = x0 + g.tile_bx * bw - 1, y1 = y0 + g.tile_by * bh - 1;
+  x1 = x1 < P.dw - 1 ? x1 : P.dw - 1;
+  y1 = y1 < P.dh - 1 ? y1 : P.dh - 1;
+  int r[4];
+  if (!source_rect(P, x0, y0, x1, y1, r))
+    return false;
+  const int n = source_spans(P, r, s);
+  for (int p = 0; p < n; p++) {
+    const int v = g.vec[p];
+    const int end = s[p].byte0 + s[p].bytes;
+    s[p].byte0 -= s[p].byte0 % v;
+    s[p].bytes = (end - s[p].byte0 + v - 1) / v * v;
+  }
+  return true;
+}
+
+/* A tile's staged copy of the source (shared memory on the GPU). */
+struct TileSrc
+{
+  const uint8_t *base[3];
+  int pitch[3], row0[3], byte0[3];
+
+  ZC_HD const uint8_t *
+  at(int plane, int row, size_t byte) const
+  {
+    return base[plane] + (size_t)(row - row0[plane]) * pitch[plane]
+           + ((int)byte - byte0[plane]);
+  }
+};
+
+/* Chooses the tiling for a plan (host): false where it does not apply or
+ * no tile fits in smem_limit bytes. */
+bool tile_geom(const Plan &P, int smem_limit, TileGeom *g);
 
 enum PlanStatus { kPlanOk, kPlanInvalid, kPlanNotSupported };
 

@@ -4,6 +4,7 @@
 #include "zcconvert.h"
 #include "zcconvert-common.h"
 
+#include <algorithm>
 #include <cmath>
 #include <cstring>
 #include <thread>
@@ -673,6 +674,88 @@ build_plan(const FrameDesc &src, const FrameDesc &dst, const ConvertParams &p,
   return kPlanOk;
 }
 
+namespace {
+
+/* The most oriented source pixels that one tile's output pixels
+ * [x0, x0 + len) of an axis read (n outputs at offset `at` over m inputs),
+ * over every tile of that axis. */
+int
+max_axis_span(const Plan &P, int dst_len, int tile_px, int at, int n, int m)
+{
+  int best = 0;
+  for (int x0 = 0; x0 < dst_len; x0 += tile_px) {
+    int x1 = x0 + tile_px - 1;
+    x1 = x1 < dst_len - 1 ? x1 : dst_len - 1;
+    const int u0 = (x0 > at ? x0 : at) - at;
+    const int u1 = (x1 < at + n - 1 ? x1 : at + n - 1) - at;
+    if (u0 > u1)
+      continue;
+    int lo, hi;
+    axis_span(P, u0, u1, n, m, &lo, &hi);
+    best = hi - lo + 1 > best ? hi - lo + 1 : best;
+  }
+  return best;
+}
+
+int
+round16(int v)
+{
+  return (v + 15) & ~15;
+}
+
+} // namespace
+
+bool
+tile_geom(const Plan &P, int smem_limit, TileGeom *g)
+{
+  if (P.cscale || P.pl.mode)
+    return false;
+  const FmtInfo &f = P.si;
+  std::memset(g, 0, sizeof(*g));
+  g->n_planes = f.kind == kSemiYuv ? 2 : (f.kind == kPlanarYuv ? 3 : 1);
+  for (int p = 0; p < g->n_planes; p++) {
+    const uintptr_t a = reinterpret_cast<uintptr_t>(P.sp[p]) | P.ss[p];
+    g->vec[p] = a % 16 == 0 ? 16 : (a % 4 == 0 ? 4 : 1);
+  }
+  const bool swap = P.orient == (int)Orientation::Rotate90R
+                    || P.orient == (int)Orientation::Rotate90L
+                    || P.orient == (int)Orientation::UL_LR
+                    || P.orient == (int)Orientation::UR_LL;
+  const int bw = 1 << P.di.ws, bh = 1 << P.di.hs;
+  for (int rpt = 4; rpt >= 1; rpt /= 2) {
+    g->rows_per_thread = rpt;
+    g->tile_bx = kTileThreadsX;
+    g->tile_by = kTileThreadsY * rpt;
+    g->grid_x = (P.blocks_x + g->tile_bx - 1) / g->tile_bx;
+    g->grid_y = (P.blocks_y + g->tile_by - 1) / g->tile_by;
+    const int sa = max_axis_span(P, P.dw, g->tile_bx * bw, P.rx, P.rw, P.ow);
+    const int sb = max_axis_span(P, P.dh, g->tile_by * bh, P.ry, P.rh, P.oh);
+    const int W = swap ? sb : sa, H = swap ? sa : sb;
+    /* bounds of source_spans() for a W x H rectangle anywhere */
+    int bytes[3], rows[3];
+    bytes[0] = W * f.pstride;
+    rows[0] = H;
+    if (f.kind == kPacked422) {
+      bytes[0] = ((W >> 1) + 4) * 4;
+    } else if (g->n_planes > 1) {
+      const int k = (W >> f.ws) + 4;
+      bytes[1] = bytes[2] = k * f.pstride * (f.kind == kSemiYuv ? 2 : 1);
+      rows[1] = rows[2] = (H >> f.hs) + 4;
+    }
+    int64_t total = 0;
+    for (int p = 0; p < g->n_planes; p++) {
+      g->pitch[p] = round16(bytes[p] + 2 * g->vec[p]);
+      g->rows[p] = rows[p];
+      total += (int64_t)g->pitch[p] * g->rows[p];
+    }
+    if (total <= smem_limit) {
+      g->smem = (int)total;
+      return true;
+    }
+  }
+  return false;
+}
+
 } // namespace detail
 
 namespace {
@@ -733,6 +816,100 @@ convert_cpu(const FrameDesc &src, const FrameDesc &dst, const ConvertParams &p,
   for (std::thread &th : threads)
     th.join();
   return true;
+}
+
+bool
+convert_reads_tiles(const FrameDesc &src, const FrameDesc &dst,
+                    const ConvertParams &p)
+{
+  detail::Plan P;
+  detail::TileGeom g;
+  return detail::build_plan(src, dst, p, &P) == detail::kPlanOk
+         && detail::tile_geom(P, detail::kTileSmemLimit, &g);
+}
+
+namespace {
+
+/* TileSrc that also checks every read against the staged span. */
+struct CheckedTileSrc
+{
+  detail::TileSrc t;
+  int rows[3], bytes[3];
+  bool *bad;
+
+  const uint8_t *
+  at(int plane, int row, size_t byte) const
+  {
+    const int r = row - t.row0[plane], b = (int)byte - t.byte0[plane];
+    if (plane < 0 || plane > 2 || r < 0 || r >= rows[plane] || b < 0
+        || b >= bytes[plane]) {
+      static const uint8_t zero[4] = {0, 0, 0, 0};
+      *bad = true;
+      return zero;
+    }
+    return t.at(plane, row, byte);
+  }
+};
+
+} // namespace
+
+bool
+convert_cpu_tiled(const FrameDesc &src, const FrameDesc &dst,
+                  const ConvertParams &p, bool *tiled)
+{
+  using namespace detail;
+  Plan P;
+  if (build_plan(src, dst, p, &P) != kPlanOk)
+    return false;
+  TileGeom g;
+  *tiled = tile_geom(P, kTileSmemLimit, &g);
+  if (!*tiled) {
+    run_rows(P, 0, P.blocks_y);
+    return true;
+  }
+  std::vector<uint8_t> smem((size_t)g.smem);
+  bool bad = false;
+  for (int ty = 0; ty < g.grid_y; ty++) {
+    for (int tx = 0; tx < g.grid_x; tx++) {
+      /* stale bytes from the last tile must not be read */
+      std::fill(smem.begin(), smem.end(), (uint8_t)0xa5);
+      CheckedTileSrc cs;
+      std::memset(&cs, 0, sizeof(cs));
+      cs.bad = &bad;
+      PlaneSpan sp[3];
+      if (tile_spans(P, g, tx, ty, sp)) {
+        uint8_t *base = smem.data();
+        for (int q = 0; q < g.n_planes; q++) {
+          if (sp[q].rows > g.rows[q] || sp[q].bytes > g.pitch[q])
+            return false; /* the bound in tile_geom() is wrong */
+          cs.t.base[q] = base;
+          cs.t.pitch[q] = g.pitch[q];
+          cs.t.row0[q] = sp[q].row0;
+          cs.t.byte0[q] = sp[q].byte0;
+          cs.rows[q] = sp[q].rows;
+          cs.bytes[q] = sp[q].bytes;
+          for (int r = 0; r < sp[q].rows; r++)
+            std::memcpy(base + (size_t)r * g.pitch[q],
+                        P.sp[q] + (size_t)(sp[q].row0 + r) * P.ss[q]
+                            + sp[q].byte0,
+                        (size_t)sp[q].bytes);
+          base += (size_t)g.rows[q] * g.pitch[q];
+        }
+      }
+      for (int j = 0; j < g.tile_by; j++) {
+        const int by = ty * g.tile_by + j;
+        if (by >= P.blocks_y)
+          break;
+        const RowCtx rc = row_ctx(P, by);
+        for (int i = 0; i < g.tile_bx; i++) {
+          const int bx = tx * g.tile_bx + i;
+          if (bx < P.blocks_x)
+            convert_block(P, cs, rc, bx, by);
+        }
+      }
+    }
+  }
+  return !bad;
 }
 
 } // namespace zc

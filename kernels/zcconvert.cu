@@ -3,18 +3,30 @@
  *
  * One launch per frame, one thread per output block (a pixel, or the 2x1 /
  * 2x2 pixels that share a chroma sample), so every byte of the destination
- * is written once. The source is read through the plan's pointers, which
- * may be mapped pinned host memory. The per-block code is the CPU's
- * (zcconvert-common.h) and uses integer arithmetic only, so the output is
- * bit-identical to convert_cpu().
+ * is written once. The per-block code is the CPU's (zcconvert-common.h)
+ * and uses integer arithmetic only, so the output is bit-identical to
+ * convert_cpu().
+ *
+ * Where the tiling applies (tile_geom()), each thread block first copies
+ * the source rows its tile reads into shared memory, 16 or 4 bytes per
+ * load where the planes are aligned so, and the per-block code reads that
+ * copy: the source, which may be mapped pinned host memory, crosses the
+ * bus in full-width coalesced reads, about once, however many taps the
+ * filter has. Otherwise (the planar paths, or a shrink too steep for a
+ * tile) the threads read the frame through the plan's pointers.
  */
 #include "zcconvert.h"
 #include "zcconvert-common.h"
 
 #include <cuda_runtime.h>
 
+#include <type_traits>
+
 namespace zc {
 namespace {
+
+using detail::kTileThreadsX;
+using detail::kTileThreadsY;
 
 /* The plan travels as the kernel's parameter (by value: nothing to copy
  * or free per frame). __grid_constant__: the per-block code takes it by
@@ -35,6 +47,65 @@ __launch_bounds__(kBlockX *kBlockY) convert_kernel(const __grid_constant__ detai
     detail::convert_block(plan, bx, by);
 }
 
+/* Copies `bytes` of each of `rows` rows from the frame into shared memory
+ * in loads of V bytes, the block's threads striding over the chunks so
+ * that a warp reads consecutive ones. */
+template <int V>
+__device__ void
+stage_rows(const uint8_t *src, size_t stride, uint8_t *dst, int pitch, int rows,
+           int bytes, int tid)
+{
+  using Word = typename std::conditional<
+      V == 16, uint4, typename std::conditional<V == 4, uint32_t, uint8_t>::type>::type;
+  const int chunks = bytes / V;
+  const int total = chunks * rows;
+  for (int i = tid; i < total; i += kTileThreadsX * kTileThreadsY) {
+    const int r = i / chunks, c = i - r * chunks;
+    *reinterpret_cast<Word *>(dst + (size_t)r * pitch + (size_t)c * V) =
+        *reinterpret_cast<const Word *>(src + (size_t)r * stride + (size_t)c * V);
+  }
+}
+
+/* One tile per thread block: stage the source rows the tile reads, then
+ * convert its output blocks from that copy. */
+__global__ void
+__launch_bounds__(kTileThreadsX *kTileThreadsY)
+convert_tiled_kernel(const __grid_constant__ detail::Plan plan,
+                     const __grid_constant__ detail::TileGeom g)
+{
+  extern __shared__ __align__(16) uint8_t smem[];
+  const int tid = threadIdx.y * kTileThreadsX + threadIdx.x;
+  detail::TileSrc ts = {};
+  detail::PlaneSpan sp[3];
+  if (detail::tile_spans(plan, g, blockIdx.x, blockIdx.y, sp)) {
+    uint8_t *base = smem;
+    for (int q = 0; q < g.n_planes; q++) {
+      /* tile_geom() bounds every tile's spans; stay inside regardless */
+      const int rows = min(sp[q].rows, g.rows[q]);
+      const int bytes = min(sp[q].bytes, g.pitch[q]);
+      const uint8_t *src = plan.sp[q] + (size_t)sp[q].row0 * plan.ss[q] + sp[q].byte0;
+      if (g.vec[q] == 16)
+        stage_rows<16>(src, plan.ss[q], base, g.pitch[q], rows, bytes, tid);
+      else if (g.vec[q] == 4)
+        stage_rows<4>(src, plan.ss[q], base, g.pitch[q], rows, bytes, tid);
+      else
+        stage_rows<1>(src, plan.ss[q], base, g.pitch[q], rows, bytes, tid);
+      ts.base[q] = base;
+      ts.pitch[q] = g.pitch[q];
+      ts.row0[q] = sp[q].row0;
+      ts.byte0[q] = sp[q].byte0;
+      base += (size_t)g.rows[q] * g.pitch[q];
+    }
+  }
+  __syncthreads();
+  const int bx = blockIdx.x * g.tile_bx + threadIdx.x;
+  for (int k = 0; k < g.rows_per_thread; k++) {
+    const int by = blockIdx.y * g.tile_by + k * kTileThreadsY + threadIdx.y;
+    if (bx < plan.blocks_x && by < plan.blocks_y)
+      detail::convert_block(plan, ts, detail::row_ctx(plan, by), bx, by);
+  }
+}
+
 } // namespace
 
 cudaError_t
@@ -51,11 +122,18 @@ convert_cuda(const FrameDesc &src, const FrameDesc &dst, const ConvertParams &p,
     return cudaErrorInvalidValue;
   }
 
+  /* clang-format 14 would split the launch chevrons into "> > >". */
+  // clang-format off
+  detail::TileGeom g;
+  if (detail::tile_geom(plan, detail::kTileSmemLimit, &g)) {
+    const dim3 block(kTileThreadsX, kTileThreadsY);
+    const dim3 grid((unsigned)g.grid_x, (unsigned)g.grid_y);
+    convert_tiled_kernel<<<grid, block, (size_t)g.smem, stream>>>(plan, g);
+    return cudaGetLastError();
+  }
   const dim3 block(kBlockX, kBlockY);
   const dim3 grid((unsigned)((plan.blocks_x + kBlockX - 1) / kBlockX),
                   (unsigned)((plan.blocks_y + kBlockY - 1) / kBlockY));
-  /* clang-format 14 would split the launch chevrons into "> > >". */
-  // clang-format off
   convert_kernel<<<grid, block, 0, stream>>>(plan);
   // clang-format on
   return cudaGetLastError();

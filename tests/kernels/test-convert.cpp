@@ -1245,6 +1245,135 @@ test_threads()
   check(one.data == many.data, "1 thread and 7 threads give the same bytes");
 }
 
+/* ---- tiles ---------------------------------------------------------------- */
+
+/* A frame with chosen strides and plane alignment: each row padded by
+ * `pad` bytes, each plane starting `shift` bytes after a 16-byte boundary
+ * (the CUDA conversion's load width follows that alignment). */
+struct RawFrame
+{
+  std::vector<uint8_t> data;
+  zc::FrameDesc desc;
+
+  void
+  init(zc::PixFmt f, int w, int h, int pad, int shift, zc::Matrix m, bool full)
+  {
+    desc = zc::FrameDesc();
+    desc.fmt = f;
+    desc.width = w;
+    desc.height = h;
+    desc.matrix = m;
+    desc.full_range = full;
+    size_t offs[3], total = 0;
+    const int n = zc::pixfmt_n_planes(f);
+    for (int i = 0; i < n; i++) {
+      desc.strides[i] = zc::pixfmt_plane_row_bytes(f, i, w) + (size_t)pad;
+      offs[i] = ((total + 15) & ~(size_t)15) + (size_t)shift;
+      total = offs[i] + desc.strides[i] * (size_t)zc::pixfmt_plane_rows(f, i, h);
+    }
+    data.assign(total + 32, 0);
+    /* vector storage is at least 16-byte aligned */
+    for (int i = 0; i < n; i++)
+      desc.planes[i] = data.data() + offs[i];
+    fill_random(data.data(), data.size());
+  }
+};
+
+struct TileCase
+{
+  zc::PixFmt in, out;
+  int sw, sh, dw, dh;
+  zc::Sampling sampling;
+  int orientation;
+  bool crop_and_place;
+};
+
+const TileCase kTileCases[] = {
+  /* the benchmark's conversion and its neighbours */
+  {zc::PixFmt::NV12, zc::PixFmt::RGBA, 3840, 2160, 1920, 1080,
+   zc::Sampling::Bilinear, 0, false},
+  {zc::PixFmt::NV12, zc::PixFmt::RGBA, 1920, 1080, 1920, 1080,
+   zc::Sampling::Bilinear, 0, false},
+  {zc::PixFmt::RGBA, zc::PixFmt::NV12, 1283, 721, 641, 359,
+   zc::Sampling::Bicubic, 0, false},
+  {zc::PixFmt::YUY2, zc::PixFmt::I420, 643, 361, 1280, 720,
+   zc::Sampling::Bilinear, 1, true},
+  {zc::PixFmt::I420_10LE, zc::PixFmt::BGRx, 641, 359, 333, 177,
+   zc::Sampling::Bicubic, 2, true},
+  {zc::PixFmt::P010_10LE, zc::PixFmt::UYVY, 701, 397, 701, 397,
+   zc::Sampling::Nearest, 3, true},
+  {zc::PixFmt::Y42B, zc::PixFmt::GRAY16_LE, 511, 257, 1023, 515,
+   zc::Sampling::Nearest, 5, false},
+  {zc::PixFmt::RGB, zc::PixFmt::YV12, 333, 211, 97, 61,
+   zc::Sampling::Bilinear, 6, true},
+  {zc::PixFmt::UYVY, zc::PixFmt::NV21, 1921, 1081, 480, 270,
+   zc::Sampling::Bicubic, 7, false},
+  {zc::PixFmt::GRAY8, zc::PixFmt::Y444, 97, 33, 13, 7,
+   zc::Sampling::Bilinear, 4, true},
+  /* too steep for a tile: the untiled path */
+  {zc::PixFmt::RGBA, zc::PixFmt::BGRA, 4096, 512, 64, 8,
+   zc::Sampling::Bilinear, 0, false},
+};
+
+zc::ConvertParams
+tile_params(const TileCase &c)
+{
+  zc::ConvertParams p;
+  p.sampling = c.sampling;
+  p.orientation = (zc::Orientation)c.orientation;
+  if (c.crop_and_place) {
+    p.crop_left = 5;
+    p.crop_top = 2;
+    p.crop_right = 3;
+    p.crop_bottom = 7;
+    p.dst_x = 3;
+    p.dst_y = 2;
+    p.dst_w = c.dw - 7;
+    p.dst_h = c.dh - 5;
+    p.border_argb = 0xff204060u;
+  }
+  return p;
+}
+
+/* The CUDA kernel's tiling, run on the CPU: every tile reads only its
+ * staged copy and the output equals convert_cpu(), with every load width
+ * (16-byte aligned planes, 4-byte, odd strides). */
+void
+test_tiles()
+{
+  const int layouts[][2] = {{0, 0}, {4, 4}, {1, 3}}; /* pad, shift */
+  int n_tiled = 0;
+  for (const TileCase &c : kTileCases) {
+    for (const auto &l : layouts) {
+      RawFrame src, ref, got;
+      src.init(c.in, c.sw, c.sh, l[0], l[1], zc::Matrix::BT601, false);
+      ref.init(c.out, c.dw, c.dh, l[0], l[1], zc::Matrix::BT709, true);
+      got.init(c.out, c.dw, c.dh, l[0], l[1], zc::Matrix::BT709, true);
+      std::copy(ref.data.begin(), ref.data.end(), got.data.begin());
+      const zc::ConvertParams p = tile_params(c);
+      bool tiled = false;
+      if (!check(zc::convert_cpu(src.desc, ref.desc, p, 1), "convert_cpu")
+          || !check(zc::convert_cpu_tiled(src.desc, got.desc, p, &tiled),
+                    "convert_cpu_tiled %s %dx%d -> %s %dx%d: a read left "
+                    "its tile",
+                    zc::pixfmt_name(c.in), c.sw, c.sh, zc::pixfmt_name(c.out),
+                    c.dw, c.dh))
+        continue;
+      n_tiled += tiled;
+      check(ref.data == got.data,
+            "tiled != untiled: %s %dx%d -> %s %dx%d orientation %d "
+            "pad %d shift %d",
+            zc::pixfmt_name(c.in), c.sw, c.sh, zc::pixfmt_name(c.out), c.dw,
+            c.dh, c.orientation, l[0], l[1]);
+    }
+  }
+  /* every case but the steep shrink is tiled */
+  const int n_layouts = (int)(sizeof(layouts) / sizeof(layouts[0]));
+  const int n_cases = (int)(sizeof(kTileCases) / sizeof(kTileCases[0]));
+  check(n_tiled == (n_cases - 1) * n_layouts, "%d of %d cases tiled",
+        n_tiled, (n_cases - 1) * n_layouts);
+}
+
 int
 run_cpu_tests()
 {
@@ -1255,6 +1384,7 @@ run_cpu_tests()
   test_nearest_and_border();
   test_bilinear();
   test_bicubic();
+  test_tiles();
   test_fastpath_pairs_generic_elsewhere();
   test_all_pairs();
   print_pair_table();
@@ -1281,8 +1411,10 @@ struct PinnedFrame
       cudaFreeHost(host);
   }
 
+  /* Frame or RawFrame */
+  template <class F>
   bool
-  alloc(const Frame &like)
+  alloc(const F &like)
   {
     void *p = nullptr;
     if (!cuda_ok(cudaHostAlloc(&p, like.data.size(), cudaHostAllocMapped),
@@ -1391,6 +1523,31 @@ run_gpu_tests()
              p, stream);
     gpu_case(zc::PixFmt::BGR, zc::PixFmt::YUY2, 300, 200, 1001, 701, p,
              stream);
+  }
+
+  /* The tiled kernel with every load width (and the untiled one for the
+   * steep shrink), against the CPU. */
+  const int layouts[][2] = {{0, 0}, {4, 4}, {1, 3}};
+  for (const TileCase &c : kTileCases) {
+    for (const auto &l : layouts) {
+      RawFrame src, cpu;
+      src.init(c.in, c.sw, c.sh, l[0], l[1], zc::Matrix::BT601, false);
+      cpu.init(c.out, c.dw, c.dh, l[0], l[1], zc::Matrix::BT709, true);
+      PinnedFrame s, d;
+      if (!s.alloc(src) || !d.alloc(cpu))
+        continue;
+      const zc::ConvertParams p = tile_params(c);
+      if (!check(zc::convert_cpu(src.desc, cpu.desc, p, 0), "convert_cpu")
+          || !cuda_ok(zc::convert_cuda(s.desc, d.desc, p, stream),
+                      "convert_cuda")
+          || !cuda_ok(cudaStreamSynchronize(stream), "cudaStreamSynchronize"))
+        continue;
+      check(std::memcmp(d.host, cpu.data.data(), cpu.data.size()) == 0,
+            "GPU != CPU (tiles): %s %dx%d -> %s %dx%d orientation %d pad %d "
+            "shift %d",
+            zc::pixfmt_name(c.in), c.sw, c.sh, zc::pixfmt_name(c.out), c.dw,
+            c.dh, c.orientation, l[0], l[1]);
+    }
   }
 
   cuda_ok(cudaStreamDestroy(stream), "cudaStreamDestroy");
