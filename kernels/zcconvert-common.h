@@ -190,6 +190,7 @@ struct Px
  * (TileSrc, zcconvert.cu), read with the same code. */
 struct FrameSrc
 {
+  static constexpr bool kDecoded = false;
   const Plan *P;
 
   ZC_HD const uint8_t *
@@ -627,6 +628,22 @@ clamp_index(int k, int m)
   return k < 0 ? 0 : (k >= m ? m - 1 : k);
 }
 
+/* Pixel (a, b) of the oriented, cropped source at the source's unpack
+ * depth: read and converted from the source's bytes, or, from a Src that
+ * holds the source already so (DecodedSrc), read from there. */
+template <class Src>
+ZC_HD inline Px
+oriented_px(const Plan &P, const Src &src, int a, int b)
+{
+  if constexpr (Src::kDecoded) {
+    return src.px(a, b);
+  } else {
+    int sx, sy;
+    orient_to_source(P, a, b, &sx, &sy);
+    return fetch(P, src, sx, sy);
+  }
+}
+
 /* Bilinear (area-aware when shrinking) sample at output pixel (u, v) of
  * the destination rectangle, at the source's unpack depth, rounded to
  * nearest once at the end. Edge pixels are repeated. */
@@ -640,22 +657,25 @@ sample_linear(const Plan &P, const Src &src, int u, int v)
   int64_t wsum_x = 0, wsum_y = 0;
   for (int kx = tx.k0; kx <= tx.k1; kx++)
     wsum_x += linear_weight(tx, kx);
+  /* row by row: the exact integer sum of wx wy s, so the order of the
+   * terms does not change the result */
   for (int ky = ty.k0; ky <= ty.k1; ky++) {
     const int64_t wy = linear_weight(ty, ky);
     if (!wy)
       continue;
     wsum_y += wy;
     const int b = clamp_index(ky, P.oh);
+    int64_t h[4] = {0, 0, 0, 0};
     for (int kx = tx.k0; kx <= tx.k1; kx++) {
-      const int64_t w = linear_weight(tx, kx) * wy;
-      if (!w)
+      const int64_t wx = linear_weight(tx, kx);
+      if (!wx)
         continue;
-      int sx, sy;
-      orient_to_source(P, clamp_index(kx, P.ow), b, &sx, &sy);
-      const Px s = fetch(P, src, sx, sy);
+      const Px s = oriented_px(P, src, clamp_index(kx, P.ow), b);
       for (int i = 0; i < 4; i++)
-        acc[i] += w * s.c[i];
+        h[i] += wx * s.c[i];
     }
+    for (int i = 0; i < 4; i++)
+      acc[i] += wy * h[i];
   }
   const int64_t W = wsum_x * wsum_y;
   Px o;
@@ -737,16 +757,17 @@ sample_cubic(const Plan &P, const Src &src, int u, int v)
       continue;
     wsum_y += wy;
     const int b = clamp_index(ty.k0 + j, P.oh);
+    int64_t h[4] = {0, 0, 0, 0};
     for (int i = 0; i < tx.T; i++) {
       const int64_t wx = i < kCache ? wxs[i] : cubic_weight(tx, tx.k0 + i);
       if (!wx)
         continue;
-      int sx, sy;
-      orient_to_source(P, clamp_index(tx.k0 + i, P.ow), b, &sx, &sy);
-      const Px s = fetch(P, src, sx, sy);
+      const Px s = oriented_px(P, src, clamp_index(tx.k0 + i, P.ow), b);
       for (int c = 0; c < 4; c++)
-        acc[c] += wx * wy * (int64_t)s.c[c];
+        h[c] += wx * (int64_t)s.c[c];
     }
+    for (int c = 0; c < 4; c++)
+      acc[c] += wy * h[c];
   }
   const int64_t W = wsum_x * wsum_y;
   const int64_t maxv = P.si.bits == 8 ? 0xff : 0xffff;
@@ -861,10 +882,8 @@ out_pixel(const Plan &P, const Src &src, int x, int y)
   } else if (P.cubic) {
     s = sample_cubic(P, src, u, v);
   } else {
-    int sx, sy;
-    orient_to_source(P, nearest_index(u, P.rw, P.ow),
-                     nearest_index(v, P.rh, P.oh), &sx, &sy);
-    s = fetch(P, src, sx, sy);
+    s = oriented_px(P, src, nearest_index(u, P.rw, P.ow),
+                    nearest_index(v, P.rh, P.oh));
   }
 
   if (P.depth == 16 && P.si.bits == 8) {
@@ -1102,16 +1121,22 @@ convert_block(const Plan &P, int bx, int by)
  * and a scaling filter reads every source pixel (and upsamples its chroma)
  * once per tap. So the CUDA kernel gives each thread block a tile of
  * output blocks; the block first copies the source rows the tile reads
- * into shared memory, in wide coalesced loads, and then runs the same
- * convert_block() on that copy (TileSrc). convert_cpu_tiled() runs the same
+ * into shared memory, in wide coalesced loads (TileSrc reads that copy).
+ * A filtered tile (bilinear, bicubic) then converts each oriented source
+ * pixel it reads to the source's unpack depth once, chroma upsampled
+ * (DecodedSrc), and the filter taps read those. Then the same
+ * convert_block() runs on the copy. convert_cpu_tiled() runs the same
  * tiling on the CPU, so the geometry below is checked without a GPU.
  * Not for the planar paths (cscale, pl.mode), which read the frame
  * directly. */
 
 constexpr int kTileThreadsX = 32;
 constexpr int kTileThreadsY = 8;
-/* Shared memory a tile may take (the default limit for one block). */
-constexpr int kTileSmemLimit = 48 * 1024;
+/* Shared memory a tile may take: above 48 KiB a kernel must opt in
+ * (cudaFuncAttributeMaxDynamicSharedMemorySize); every GPU from sm_75 on
+ * allows 64 KiB a block or more. */
+constexpr int kTileSmemDefault = 48 * 1024;
+constexpr int kTileSmemLimit = 64 * 1024;
 
 struct TileGeom
 {
@@ -1122,6 +1147,9 @@ struct TileGeom
   int vec[3];   /* load width per plane: 16, 4 or 1 bytes */
   int pitch[3]; /* bytes per staged row (a multiple of 16) */
   int rows[3];  /* staged rows per plane, at most */
+  int decoded;  /* 1: the filtered path's decoded pixels follow the rows */
+  int dec_w, dec_h; /* oriented source pixels per tile, at most */
+  int dec_offset;   /* where the decoded pixels start (16-byte aligned) */
   int smem;     /* bytes */
 };
 
@@ -1150,90 +1178,77 @@ axis_span(const Plan &P, int u0, int u1, int n, int m, int *lo, int *hi)
   }
 }
 
-/* The source pixels (r = x0, y0, x1, y1, inclusive) that destination
- * pixels [x0, x1] x [y0, y1] read; false if they are all border. */
+/* The oriented source pixels (ab = a0, b0, a1, b1, inclusive) that the
+ * destination pixels of tile (tx, ty) read; false if they are all
+ * border. */
 ZC_HD inline bool
-source_rect(const Plan &P, int x0, int y0, int x1, int y1, int r[4])
-{
-  const int u0 = (x0 > P.rx ? x0 : P.rx) - P.rx;
-  const int u1 = (x1 < P.rx + P.rw - 1 ? x1 : P.rx + P.rw - 1) - P.rx;
-  const int v0 = (y0 > P.ry ? y0 : P.ry) - P.ry;
-  const int v1 = (y1 < P.ry + P.rh - 1 ? y1 : P.ry + P.rh - 1) - P.ry;
-  if (u0 > u1 || v0 > v1)
-    return false;
-  int a0, a1, b0, b1, xa, ya, xb, yb;
-  axis_span(P, u0, u1, P.rw, P.ow, &a0, &a1);
-  axis_span(P, v0, v1, P.rh, P.oh, &b0, &b1);
-  orient_to_source(P, a0, b0, &xa, &ya);
-  orient_to_source(P, a1, b1, &xb, &yb);
-  r[0] = xa < xb ? xa : xb;
-  r[1] = ya < yb ? ya : yb;
-  r[2] = xa < xb ? xb : xa;
-  r[3] = ya < yb ? yb : ya;
-  return true;
-}
-
-/* The rows and bytes of each source plane that fetch() reads for the
- * source pixels r: luma (or packed pixels) under r, chroma one sample
- * beyond it on each side (the upsampling filter's reach). Returns the
- * number of planes. */
-ZC_HD inline int
-source_spans(const Plan &P, const int r[4], PlaneSpan s[3])
-{
-  const FmtInfo &f = P.si;
-  const int x0 = r[0], y0 = r[1], x1 = r[2], y1 = r[3];
-  if (f.kind == kPackedRgb || f.kind == kGray) {
-    s[0] = {y0, y1 - y0 + 1, x0 * f.pstride, (x1 - x0 + 1) * f.pstride};
-    return 1;
-  }
-  const int cw = (P.sw + (1 << f.ws) - 1) >> f.ws;
-  const int chh = (P.sh + (1 << f.hs) - 1) >> f.hs;
-  int k0 = (x0 >> f.ws) - 1, k1 = (x1 >> f.ws) + 1;
-  k0 = k0 < 0 ? 0 : k0;
-  k1 = k1 > cw - 1 ? cw - 1 : k1;
-  if (f.kind == kPacked422) {
-    s[0] = {y0, y1 - y0 + 1, k0 * 4, (k1 - k0 + 1) * 4};
-    return 1;
-  }
-  int c0 = (y0 >> f.hs) - 1, c1 = (y1 >> f.hs) + 1;
-  c0 = c0 < 0 ? 0 : c0;
-  c1 = c1 > chh - 1 ? chh - 1 : c1;
-  s[0] = {y0, y1 - y0 + 1, x0 * f.pstride, (x1 - x0 + 1) * f.pstride};
-  if (f.kind == kSemiYuv) {
-    s[1] = {c0, c1 - c0 + 1, k0 * 2 * f.pstride, (k1 - k0 + 1) * 2 * f.pstride};
-    return 2;
-  }
-  s[1] = {c0, c1 - c0 + 1, k0 * f.pstride, (k1 - k0 + 1) * f.pstride};
-  s[2] = s[1];
-  return 3;
-}
-
-/* The staged spans of tile (tx, ty): byte0 rounded down and the length
- * rounded up to the plane's load width. False if the tile reads nothing. */
-ZC_HD inline bool
-tile_spans(const Plan &P, const TileGeom &g, int tx, int ty, PlaneSpan s[3])
+tile_oriented(const Plan &P, const TileGeom &g, int tx, int ty, int ab[4])
 {
   const int bw = 1 << P.di.ws, bh = 1 << P.di.hs;
   const int x0 = tx * g.tile_bx * bw, y0 = ty * g.tile_by * bh;
   int x1 = x0 + g.tile_bx * bw - 1, y1 = y0 + g.tile_by * bh - 1;
   x1 = x1 < P.dw - 1 ? x1 : P.dw - 1;
   y1 = y1 < P.dh - 1 ? y1 : P.dh - 1;
-  int r[4];
-  if (!source_rect(P, x0, y0, x1, y1, r))
+  const int u0 = (x0 > P.rx ? x0 : P.rx) - P.rx;
+  const int u1 = (x1 < P.rx + P.rw - 1 ? x1 : P.rx + P.rw - 1) - P.rx;
+  const int v0 = (y0 > P.ry ? y0 : P.ry) - P.ry;
+  const int v1 = (y1 < P.ry + P.rh - 1 ? y1 : P.ry + P.rh - 1) - P.ry;
+  if (u0 > u1 || v0 > v1)
     return false;
-  const int n = source_spans(P, r, s);
+  axis_span(P, u0, u1, P.rw, P.ow, &ab[0], &ab[2]);
+  axis_span(P, v0, v1, P.rh, P.oh, &ab[1], &ab[3]);
+  return true;
+}
+
+/* The rows and bytes of each source plane that fetch() reads for the
+ * oriented source pixels ab: luma (or packed pixels) under them, chroma
+ * one sample beyond on each side (the upsampling filter's reach); byte0
+ * rounded down and the length up to the plane's load width. Returns the
+ * number of planes. */
+ZC_HD inline int
+tile_spans(const Plan &P, const TileGeom &g, const int ab[4], PlaneSpan s[3])
+{
+  int xa, ya, xb, yb;
+  orient_to_source(P, ab[0], ab[1], &xa, &ya);
+  orient_to_source(P, ab[2], ab[3], &xb, &yb);
+  const int x0 = xa < xb ? xa : xb, y0 = ya < yb ? ya : yb;
+  const int x1 = xa < xb ? xb : xa, y1 = ya < yb ? yb : ya;
+  const FmtInfo &f = P.si;
+  int n = 1;
+  if (f.kind == kPackedRgb || f.kind == kGray) {
+    s[0] = {y0, y1 - y0 + 1, x0 * f.pstride, (x1 - x0 + 1) * f.pstride};
+  } else {
+    const int cw = (P.sw + (1 << f.ws) - 1) >> f.ws;
+    const int chh = (P.sh + (1 << f.hs) - 1) >> f.hs;
+    int k0 = (x0 >> f.ws) - 1, k1 = (x1 >> f.ws) + 1;
+    k0 = k0 < 0 ? 0 : k0;
+    k1 = k1 > cw - 1 ? cw - 1 : k1;
+    if (f.kind == kPacked422) {
+      s[0] = {y0, y1 - y0 + 1, k0 * 4, (k1 - k0 + 1) * 4};
+    } else {
+      int c0 = (y0 >> f.hs) - 1, c1 = (y1 >> f.hs) + 1;
+      c0 = c0 < 0 ? 0 : c0;
+      c1 = c1 > chh - 1 ? chh - 1 : c1;
+      s[0] = {y0, y1 - y0 + 1, x0 * f.pstride, (x1 - x0 + 1) * f.pstride};
+      const int cb = f.kind == kSemiYuv ? 2 * f.pstride : f.pstride;
+      s[1] = {c0, c1 - c0 + 1, k0 * cb, (k1 - k0 + 1) * cb};
+      s[2] = s[1];
+      n = f.kind == kSemiYuv ? 2 : 3;
+    }
+  }
   for (int p = 0; p < n; p++) {
     const int v = g.vec[p];
     const int end = s[p].byte0 + s[p].bytes;
     s[p].byte0 -= s[p].byte0 % v;
     s[p].bytes = (end - s[p].byte0 + v - 1) / v * v;
   }
-  return true;
+  return n;
 }
 
 /* A tile's staged copy of the source (shared memory on the GPU). */
 struct TileSrc
 {
+  static constexpr bool kDecoded = false;
   const uint8_t *base[3];
   int pitch[3], row0[3], byte0[3];
 
@@ -1242,6 +1257,31 @@ struct TileSrc
   {
     return base[plane] + (size_t)(row - row0[plane]) * pitch[plane]
            + ((int)byte - byte0[plane]);
+  }
+};
+
+/* A filtered tile's oriented source pixels, decoded: 4 samples of 16 bits
+ * per pixel (two 32-bit words), from (a0, b0) on, `pitch` pixels a row. */
+struct DecodedSrc
+{
+  static constexpr bool kDecoded = true;
+  uint32_t *dec;
+  int a0, b0, pitch;
+
+  ZC_HD Px
+  px(int a, int b) const
+  {
+    const uint32_t *p = dec + 2 * ((size_t)(b - b0) * pitch + (a - a0));
+    const uint32_t w0 = p[0], w1 = p[1];
+    return Px{{w0 & 0xffffu, w0 >> 16, w1 & 0xffffu, w1 >> 16}};
+  }
+
+  ZC_HD void
+  store(int a, int b, const Px &s) const
+  {
+    uint32_t *p = dec + 2 * ((size_t)(b - b0) * pitch + (a - a0));
+    p[0] = s.c[0] | (s.c[1] << 16);
+    p[1] = s.c[2] | (s.c[3] << 16);
   }
 };
 

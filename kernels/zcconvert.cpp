@@ -748,6 +748,14 @@ tile_geom(const Plan &P, int smem_limit, TileGeom *g)
       g->rows[p] = rows[p];
       total += (int64_t)g->pitch[p] * g->rows[p];
     }
+    /* a filter reads each oriented source pixel several times: decode
+     * them once (8 bytes each) */
+    g->decoded = P.linear || P.cubic;
+    g->dec_w = sa;
+    g->dec_h = sb;
+    g->dec_offset = (int)total;
+    if (g->decoded)
+      total += (int64_t)sa * sb * 8;
     if (total <= smem_limit) {
       g->smem = (int)total;
       return true;
@@ -833,6 +841,7 @@ namespace {
 /* TileSrc that also checks every read against the staged span. */
 struct CheckedTileSrc
 {
+  static constexpr bool kDecoded = false;
   detail::TileSrc t;
   int rows[3], bytes[3];
   bool *bad;
@@ -848,6 +857,25 @@ struct CheckedTileSrc
       return zero;
     }
     return t.at(plane, row, byte);
+  }
+};
+
+/* DecodedSrc that also checks every read against the decoded span. */
+struct CheckedDecodedSrc
+{
+  static constexpr bool kDecoded = true;
+  detail::DecodedSrc d;
+  int w, h;
+  bool *bad;
+
+  detail::Px
+  px(int a, int b) const
+  {
+    if (a < d.a0 || b < d.b0 || a - d.a0 >= w || b - d.b0 >= h) {
+      *bad = true;
+      return detail::Px{{0, 0, 0, 0}};
+    }
+    return d.px(a, b);
   }
 };
 
@@ -877,9 +905,12 @@ convert_cpu_tiled(const FrameDesc &src, const FrameDesc &dst,
       std::memset(&cs, 0, sizeof(cs));
       cs.bad = &bad;
       PlaneSpan sp[3];
-      if (tile_spans(P, g, tx, ty, sp)) {
+      int ab[4];
+      const bool reads = tile_oriented(P, g, tx, ty, ab);
+      if (reads) {
+        const int n = tile_spans(P, g, ab, sp);
         uint8_t *base = smem.data();
-        for (int q = 0; q < g.n_planes; q++) {
+        for (int q = 0; q < n; q++) {
           if (sp[q].rows > g.rows[q] || sp[q].bytes > g.pitch[q])
             return false; /* the bound in tile_geom() is wrong */
           cs.t.base[q] = base;
@@ -896,6 +927,24 @@ convert_cpu_tiled(const FrameDesc &src, const FrameDesc &dst,
           base += (size_t)g.rows[q] * g.pitch[q];
         }
       }
+      CheckedDecodedSrc cd;
+      std::memset(&cd, 0, sizeof(cd));
+      cd.bad = &bad;
+      if (g.decoded) {
+        cd.d.dec = reinterpret_cast<uint32_t *>(smem.data() + g.dec_offset);
+        cd.d.pitch = g.dec_w;
+        if (reads) {
+          cd.d.a0 = ab[0];
+          cd.d.b0 = ab[1];
+          cd.w = ab[2] - ab[0] + 1;
+          cd.h = ab[3] - ab[1] + 1;
+          if (cd.w > g.dec_w || cd.h > g.dec_h)
+            return false; /* the bound in tile_geom() is wrong */
+          for (int b = ab[1]; b <= ab[3]; b++)
+            for (int a = ab[0]; a <= ab[2]; a++)
+              cd.d.store(a, b, oriented_px(P, cs, a, b));
+        }
+      }
       for (int j = 0; j < g.tile_by; j++) {
         const int by = ty * g.tile_by + j;
         if (by >= P.blocks_y)
@@ -903,7 +952,11 @@ convert_cpu_tiled(const FrameDesc &src, const FrameDesc &dst,
         const RowCtx rc = row_ctx(P, by);
         for (int i = 0; i < g.tile_bx; i++) {
           const int bx = tx * g.tile_bx + i;
-          if (bx < P.blocks_x)
+          if (bx >= P.blocks_x)
+            break;
+          if (g.decoded)
+            convert_block(P, cd, rc, bx, by);
+          else
             convert_block(P, cs, rc, bx, by);
         }
       }

@@ -66,8 +66,11 @@ stage_rows(const uint8_t *src, size_t stride, uint8_t *dst, int pitch, int rows,
   }
 }
 
-/* One tile per thread block: stage the source rows the tile reads, then
- * convert its output blocks from that copy. */
+/* One tile per thread block: stage the source rows the tile reads (and,
+ * for a filter, Decode: decode its oriented source pixels once), then
+ * convert its output blocks from that copy. Two kernels, so that each
+ * gets the registers its own path needs. */
+template <bool Decode>
 __global__ void
 __launch_bounds__(kTileThreadsX *kTileThreadsY)
 convert_tiled_kernel(const __grid_constant__ detail::Plan plan,
@@ -76,10 +79,13 @@ convert_tiled_kernel(const __grid_constant__ detail::Plan plan,
   extern __shared__ __align__(16) uint8_t smem[];
   const int tid = threadIdx.y * kTileThreadsX + threadIdx.x;
   detail::TileSrc ts = {};
-  detail::PlaneSpan sp[3];
-  if (detail::tile_spans(plan, g, blockIdx.x, blockIdx.y, sp)) {
+  int ab[4];
+  const bool reads = detail::tile_oriented(plan, g, blockIdx.x, blockIdx.y, ab);
+  if (reads) {
+    detail::PlaneSpan sp[3];
+    const int n = detail::tile_spans(plan, g, ab, sp);
     uint8_t *base = smem;
-    for (int q = 0; q < g.n_planes; q++) {
+    for (int q = 0; q < n; q++) {
       /* tile_geom() bounds every tile's spans; stay inside regardless */
       const int rows = min(sp[q].rows, g.rows[q]);
       const int bytes = min(sp[q].bytes, g.pitch[q]);
@@ -98,11 +104,36 @@ convert_tiled_kernel(const __grid_constant__ detail::Plan plan,
     }
   }
   __syncthreads();
+
   const int bx = blockIdx.x * g.tile_bx + threadIdx.x;
-  for (int k = 0; k < g.rows_per_thread; k++) {
-    const int by = blockIdx.y * g.tile_by + k * kTileThreadsY + threadIdx.y;
-    if (bx < plan.blocks_x && by < plan.blocks_y)
-      detail::convert_block(plan, ts, detail::row_ctx(plan, by), bx, by);
+  if constexpr (!Decode) {
+    for (int k = 0; k < g.rows_per_thread; k++) {
+      const int by = blockIdx.y * g.tile_by + k * kTileThreadsY + threadIdx.y;
+      if (bx < plan.blocks_x && by < plan.blocks_y)
+        detail::convert_block(plan, ts, detail::row_ctx(plan, by), bx, by);
+    }
+    return;
+  } else {
+    detail::DecodedSrc ds;
+    ds.dec = reinterpret_cast<uint32_t *>(smem + g.dec_offset);
+    ds.pitch = g.dec_w;
+    ds.a0 = ab[0];
+    ds.b0 = ab[1];
+    if (reads) {
+      const int w = min(ab[2] - ab[0] + 1, g.dec_w);
+      const int h = min(ab[3] - ab[1] + 1, g.dec_h);
+      for (int i = tid; i < w * h; i += kTileThreadsX * kTileThreadsY) {
+        const int b = i / w, a = i - b * w;
+        ds.store(ab[0] + a, ab[1] + b,
+                 detail::oriented_px(plan, ts, ab[0] + a, ab[1] + b));
+      }
+    }
+    __syncthreads();
+    for (int k = 0; k < g.rows_per_thread; k++) {
+      const int by = blockIdx.y * g.tile_by + k * kTileThreadsY + threadIdx.y;
+      if (bx < plan.blocks_x && by < plan.blocks_y)
+        detail::convert_block(plan, ds, detail::row_ctx(plan, by), bx, by);
+    }
   }
 }
 
@@ -126,9 +157,18 @@ convert_cuda(const FrameDesc &src, const FrameDesc &dst, const ConvertParams &p,
   // clang-format off
   detail::TileGeom g;
   if (detail::tile_geom(plan, detail::kTileSmemLimit, &g)) {
+    auto *kernel = g.decoded ? convert_tiled_kernel<true>
+                             : convert_tiled_kernel<false>;
+    if (g.smem > detail::kTileSmemDefault) {
+      const cudaError_t err = cudaFuncSetAttribute(
+          kernel, cudaFuncAttributeMaxDynamicSharedMemorySize,
+          detail::kTileSmemLimit);
+      if (err != cudaSuccess)
+        return err;
+    }
     const dim3 block(kTileThreadsX, kTileThreadsY);
     const dim3 grid((unsigned)g.grid_x, (unsigned)g.grid_y);
-    convert_tiled_kernel<<<grid, block, (size_t)g.smem, stream>>>(plan, g);
+    kernel<<<grid, block, (size_t)g.smem, stream>>>(plan, g);
     return cudaGetLastError();
   }
   const dim3 block(kBlockX, kBlockY);
