@@ -190,7 +190,7 @@ struct Px
  * (TileSrc, zcconvert.cu), read with the same code. */
 struct FrameSrc
 {
-  static constexpr bool kDecoded = false;
+  static constexpr bool kTile = false, kDecoded = false;
   const Plan *P;
 
   ZC_HD const uint8_t *
@@ -875,7 +875,16 @@ out_pixel(const Plan &P, const Src &src, int x, int y)
     return o;
   }
   Px s;
-  if (P.pl.mode == kPlanarScale) {
+  /* A tile holds only what its path reads (tile_geom()): the filtered
+   * tiles decoded pixels, the others the source's bytes for nearest
+   * sampling; neither runs the planar paths. Leaving the rest out keeps
+   * each tiled kernel small. */
+  if constexpr (Src::kDecoded) {
+    s = P.linear ? sample_linear(P, src, u, v) : sample_cubic(P, src, u, v);
+  } else if constexpr (Src::kTile) {
+    s = oriented_px(P, src, nearest_index(u, P.rw, P.ow),
+                    nearest_index(v, P.rh, P.oh));
+  } else if (P.pl.mode == kPlanarScale) {
     planar_pixel(P.pl, u, v, s.c);
   } else if (P.linear) {
     s = sample_linear(P, src, u, v);
@@ -1048,9 +1057,9 @@ convert_block(const Plan &P, const Src &src, const RowCtx &rc, int bx,
     }
   }
   uint32_t u = cu[0], v = cv[0];
-  if (P.cscale) {
+  if (!Src::kTile && P.cscale) {
     chroma_scaled(P, rc.tv, bx, &u, &v);
-  } else if (P.pl.mode) {
+  } else if (!Src::kTile && P.pl.mode) {
     planar_chroma(P.pl, bx, by, &u, &v);
   } else if (!P.chroma_down) {
     /* Same subsampling on both sides: the block's first pixel. */
@@ -1248,7 +1257,7 @@ tile_spans(const Plan &P, const TileGeom &g, const int ab[4], PlaneSpan s[3])
 /* A tile's staged copy of the source (shared memory on the GPU). */
 struct TileSrc
 {
-  static constexpr bool kDecoded = false;
+  static constexpr bool kTile = true, kDecoded = false;
   const uint8_t *base[3];
   int pitch[3], row0[3], byte0[3];
 
@@ -1264,7 +1273,7 @@ struct TileSrc
  * per pixel (two 32-bit words), from (a0, b0) on, `pitch` pixels a row. */
 struct DecodedSrc
 {
-  static constexpr bool kDecoded = true;
+  static constexpr bool kTile = true, kDecoded = true;
   uint32_t *dec;
   int a0, b0, pitch;
 

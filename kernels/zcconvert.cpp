@@ -841,7 +841,7 @@ namespace {
 /* TileSrc that also checks every read against the staged span. */
 struct CheckedTileSrc
 {
-  static constexpr bool kDecoded = false;
+  static constexpr bool kTile = true, kDecoded = false;
   detail::TileSrc t;
   int rows[3], bytes[3];
   bool *bad;
@@ -863,7 +863,7 @@ struct CheckedTileSrc
 /* DecodedSrc that also checks every read against the decoded span. */
 struct CheckedDecodedSrc
 {
-  static constexpr bool kDecoded = true;
+  static constexpr bool kTile = true, kDecoded = true;
   detail::DecodedSrc d;
   int w, h;
   bool *bad;
