@@ -898,7 +898,7 @@ main (int argc, char **argv)
       bool in_mapped, out_mapped;
       /* the source first copied into device memory by the copy engines
        * (cudaMemcpyAsync), then converted from there: what zcfilter does
-       * with a mapped source its kernel would not read in tiles */
+       * with a mapped source other than 4-byte RGB read in place */
       bool staged;
     };
     std::vector<Variant> variants;

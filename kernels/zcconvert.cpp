@@ -826,16 +826,6 @@ convert_cpu(const FrameDesc &src, const FrameDesc &dst, const ConvertParams &p,
   return true;
 }
 
-bool
-convert_reads_tiles(const FrameDesc &src, const FrameDesc &dst,
-                    const ConvertParams &p)
-{
-  detail::Plan P;
-  detail::TileGeom g;
-  return detail::build_plan(src, dst, p, &P) == detail::kPlanOk
-         && detail::tile_geom(P, detail::kTileSmemLimit, &g);
-}
-
 namespace {
 
 /* TileSrc that also checks every read against the staged span. */

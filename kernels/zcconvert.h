@@ -250,14 +250,6 @@ const char *pixfmt_name(PixFmt fmt);
 bool convert_cpu(const FrameDesc &src, const FrameDesc &dst,
                  const ConvertParams &p, unsigned n_threads);
 
-/* Whether convert_cuda() stages the source through shared-memory tiles
- * for this request (wide coalesced reads, each source byte read about
- * once); false for an invalid request and where it reads the frame
- * directly (the same-format and planar chroma paths, or a shrink too steep
- * for a tile). */
-bool convert_reads_tiles(const FrameDesc &src, const FrameDesc &dst,
-                         const ConvertParams &p);
-
 /* For tests: convert_cpu() on one thread, run the way convert_cuda() runs
  * it. Each tile's source rows are first copied into a buffer (as the kernel
  * copies them into shared memory) and read only from there; every read is
