@@ -93,6 +93,19 @@ gst_matrix(zc::Matrix m)
   }
 }
 
+/* A FrameDesc without its planes. */
+zc::FrameDesc
+desc_header(zc::PixFmt f, int w, int h, zc::Matrix m, bool full)
+{
+  zc::FrameDesc d;
+  d.fmt = f;
+  d.width = w;
+  d.height = h;
+  d.matrix = m;
+  d.full_range = full;
+  return d;
+}
+
 /* A frame in ordinary memory, laid out as GstVideoInfo says. */
 struct Frame
 {
@@ -116,12 +129,7 @@ struct Frame
           full ? GST_VIDEO_COLOR_RANGE_0_255 : GST_VIDEO_COLOR_RANGE_16_235;
     }
     data.assign(info.size, 0);
-    desc = zc::FrameDesc();
-    desc.fmt = f;
-    desc.width = w;
-    desc.height = h;
-    desc.matrix = m;
-    desc.full_range = full;
+    desc = desc_header(f, w, h, m, full);
     for (guint i = 0; i < GST_VIDEO_INFO_N_PLANES(&info) && i < 3; i++) {
       desc.planes[i] = data.data() + GST_VIDEO_INFO_PLANE_OFFSET(&info, i);
       desc.strides[i] = (size_t)GST_VIDEO_INFO_PLANE_STRIDE(&info, i);
@@ -1258,12 +1266,7 @@ struct RawFrame
   void
   init(zc::PixFmt f, int w, int h, int pad, int shift, zc::Matrix m, bool full)
   {
-    desc = zc::FrameDesc();
-    desc.fmt = f;
-    desc.width = w;
-    desc.height = h;
-    desc.matrix = m;
-    desc.full_range = full;
+    desc = desc_header(f, w, h, m, full);
     size_t offs[3], total = 0;
     const int n = zc::pixfmt_n_planes(f);
     for (int i = 0; i < n; i++) {
