@@ -12,8 +12,10 @@
  * load where the planes are aligned so, and the per-block code reads that
  * copy: the source, which may be mapped pinned host memory, crosses the
  * bus in full-width coalesced reads, about once, however many taps the
- * filter has. Otherwise (the planar paths, or a shrink too steep for a
- * tile) the threads read the frame through the plan's pointers.
+ * filter has. A filtered tile (bilinear, bicubic) also decodes each
+ * oriented source pixel it reads once, chroma upsampled, for the taps to
+ * read. Otherwise (the planar paths, or a shrink too steep for a tile)
+ * the threads read the frame through the plan's pointers.
  */
 #include "zcconvert.h"
 #include "zcconvert-common.h"
@@ -79,7 +81,7 @@ convert_tiled_kernel(const __grid_constant__ detail::Plan plan,
   extern __shared__ __align__(16) uint8_t smem[];
   const int tid = threadIdx.y * kTileThreadsX + threadIdx.x;
   detail::TileSrc ts = {};
-  int ab[4];
+  int ab[4] = {0, 0, 0, 0};
   const bool reads = detail::tile_oriented(plan, g, blockIdx.x, blockIdx.y, ab);
   if (reads) {
     detail::PlaneSpan sp[3];
