@@ -677,8 +677,9 @@ build_plan(const FrameDesc &src, const FrameDesc &dst, const ConvertParams &p,
 namespace {
 
 /* The most oriented source pixels that one tile's output pixels
- * [x0, x0 + len) of an axis read (n outputs at offset `at` over m inputs),
- * over every tile of that axis. */
+ * [x0, x0 + tile_px) of an axis read (n outputs placed at offset `at` in a
+ * destination of dst_len pixels, over m inputs), over every tile of that
+ * axis. */
 int
 max_axis_span(const Plan &P, int dst_len, int tile_px, int at, int n, int m)
 {
