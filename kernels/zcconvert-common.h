@@ -425,28 +425,7 @@ resampler_linear_taps(const ScaleAxis &a, int j, int prec, int *off,
     raw[l] = S - 2 * d > 0 ? S - 2 * d : 0;
     sum += raw[l];
   }
-  int o = xi;
-  if (xi < 0) {
-    const int sh = -xi;
-    for (int l = 0; l < sh; l++)
-      raw[sh] += raw[l];
-    for (int l = 0; l < T - sh; l++)
-      raw[l] = raw[sh + l];
-    for (int l = T - sh; l < T; l++)
-      raw[l] = 0;
-    o = 0;
-  }
-  if (xi > a.in - T) {
-    const int sh = xi - (a.in - T);
-    for (int l = 0; l < sh; l++)
-      raw[T - sh - 1] += raw[T - sh + l];
-    for (int l = 0; l < T - sh; l++)
-      raw[T - 1 - l] = raw[T - 1 - sh - l];
-    for (int l = 0; l < sh; l++)
-      raw[l] = 0;
-    o = a.in - T;
-  }
-  *off = o;
+  *off = fold_edge_taps(raw, T, xi, a.in);
   const int64_t M = (int64_t)1 << prec;
   for (int l = 0; l < 4; l++)
     w[l] = l < T ? (int32_t)((2 * raw[l] * M + sum) / (2 * sum)) : 0;
@@ -558,20 +537,7 @@ chroma_scaled(const Plan &P, const AxisTaps &tv, int cx, uint32_t *u,
 ZC_HD inline void
 orient_to_source(const Plan &P, int a, int b, int *sx, int *sy)
 {
-  const int W = P.cw, H = P.ch;
-  int x, y;
-  switch (P.orient) {
-  case (int)Orientation::Rotate90R: x = b; y = H - 1 - a; break;
-  case (int)Orientation::Rotate180: x = W - 1 - a; y = H - 1 - b; break;
-  case (int)Orientation::Rotate90L: x = W - 1 - b; y = a; break;
-  case (int)Orientation::FlipH: x = W - 1 - a; y = b; break;
-  case (int)Orientation::FlipV: x = a; y = H - 1 - b; break;
-  case (int)Orientation::UL_LR: x = b; y = a; break;
-  case (int)Orientation::UR_LL: x = W - 1 - b; y = H - 1 - a; break;
-  default: x = a; y = b; break;
-  }
-  *sx = P.cx + x;
-  *sy = P.cy + y;
+  orient_map(P.orient, P.cx, P.cy, P.cw, P.ch, a, b, sx, sy);
 }
 
 /* Nearest: the oriented source pixel under the centre of output pixel u

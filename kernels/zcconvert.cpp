@@ -558,10 +558,7 @@ build_plan(const FrameDesc &src, const FrameDesc &dst, const ConvertParams &p,
       || (int)p.sampling < 0 || (int)p.sampling > (int)Sampling::Bicubic)
     return kPlanInvalid;
   P->orient = (int)p.orientation;
-  const bool swap = p.orientation == Orientation::Rotate90R
-                    || p.orientation == Orientation::Rotate90L
-                    || p.orientation == Orientation::UL_LR
-                    || p.orientation == Orientation::UR_LL;
+  const bool swap = orient_swaps_axes(P->orient);
   P->ow = swap ? P->ch : P->cw;
   P->oh = swap ? P->cw : P->ch;
   P->rx = p.dst_x;
@@ -718,10 +715,7 @@ tile_geom(const Plan &P, int smem_limit, TileGeom *g)
     const uintptr_t a = reinterpret_cast<uintptr_t>(P.sp[p]) | P.ss[p];
     g->vec[p] = a % 16 == 0 ? 16 : (a % 4 == 0 ? 4 : 1);
   }
-  const bool swap = P.orient == (int)Orientation::Rotate90R
-                    || P.orient == (int)Orientation::Rotate90L
-                    || P.orient == (int)Orientation::UL_LR
-                    || P.orient == (int)Orientation::UR_LL;
+  const bool swap = orient_swaps_axes(P.orient);
   const int bw = 1 << P.di.ws, bh = 1 << P.di.hs;
   for (int rpt = 4; rpt >= 1; rpt /= 2) {
     g->rows_per_thread = rpt;

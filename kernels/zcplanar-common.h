@@ -114,6 +114,58 @@ struct PlanarPlan
   PlanarAxis ax[2], ay[2];
 };
 
+/* videoflip's mapping: pixel (a, b) of a W x H rectangle at (cx, cy) of
+ * the source, oriented by `orient` -> pixel (*sx, *sy) of the source. */
+ZC_HD inline void
+orient_map(int orient, int cx, int cy, int W, int H, int a, int b, int *sx,
+           int *sy)
+{
+  int x, y;
+  switch (orient) {
+  case (int)Orientation::Rotate90R: x = b; y = H - 1 - a; break;
+  case (int)Orientation::Rotate180: x = W - 1 - a; y = H - 1 - b; break;
+  case (int)Orientation::Rotate90L: x = W - 1 - b; y = a; break;
+  case (int)Orientation::FlipH: x = W - 1 - a; y = b; break;
+  case (int)Orientation::FlipV: x = a; y = H - 1 - b; break;
+  case (int)Orientation::UL_LR: x = b; y = a; break;
+  case (int)Orientation::UR_LL: x = W - 1 - b; y = H - 1 - a; break;
+  default: x = a; y = b; break;
+  }
+  *sx = cx + x;
+  *sy = cy + y;
+}
+
+/* The filter taps of one output sample start at input xi (T of them, over
+ * an input of n samples); the weights raw[0..T) of those that fall outside
+ * the input are added to the edge sample's, as GStreamer's resampler
+ * folds them. Returns the first input sample of the folded taps. */
+ZC_HD inline int
+fold_edge_taps(int64_t *raw, int T, int xi, int n)
+{
+  int o = xi;
+  if (xi < 0) {
+    const int sh = -xi;
+    for (int l = 0; l < sh; l++)
+      raw[sh] += raw[l];
+    for (int l = 0; l < T - sh; l++)
+      raw[l] = raw[sh + l];
+    for (int l = T - sh; l < T; l++)
+      raw[l] = 0;
+    o = 0;
+  }
+  if (xi > n - T) {
+    const int sh = xi - (n - T);
+    for (int l = 0; l < sh; l++)
+      raw[T - sh - 1] += raw[T - sh + l];
+    for (int l = 0; l < T - sh; l++)
+      raw[T - 1 - l] = raw[T - 1 - sh - l];
+    for (int l = 0; l < sh; l++)
+      raw[l] = 0;
+    o = n - T;
+  }
+  return o;
+}
+
 ZC_HD inline bool
 orient_swaps_axes(int orient)
 {
@@ -128,20 +180,7 @@ orient_swaps_axes(int orient)
 ZC_HD inline void
 planar_to_source(const PlanarPlan &Q, int a, int b, int *sx, int *sy)
 {
-  const int W = Q.cw, H = Q.ch;
-  int x, y;
-  switch (Q.orient) {
-  case (int)Orientation::Rotate90R: x = b; y = H - 1 - a; break;
-  case (int)Orientation::Rotate180: x = W - 1 - a; y = H - 1 - b; break;
-  case (int)Orientation::Rotate90L: x = W - 1 - b; y = a; break;
-  case (int)Orientation::FlipH: x = W - 1 - a; y = b; break;
-  case (int)Orientation::FlipV: x = a; y = H - 1 - b; break;
-  case (int)Orientation::UL_LR: x = b; y = a; break;
-  case (int)Orientation::UR_LL: x = W - 1 - b; y = H - 1 - a; break;
-  default: x = a; y = b; break;
-  }
-  *sx = Q.cx + x;
-  *sy = Q.cy + y;
+  orient_map(Q.orient, Q.cx, Q.cy, Q.cw, Q.ch, a, b, sx, sy);
 }
 
 /* A sample at the unpack depth (8 or 16 bits; 10-bit samples widened as
@@ -322,27 +361,7 @@ planar_resampler_taps(const PlanarAxis &a, int j, int prec, PlanarTaps *t)
       raw[l] = S - 2 * d > 0 ? S - 2 * d : 0;
     sum += raw[l];
   }
-  int o = xi;
-  if (xi < 0) {
-    const int sh = -xi;
-    for (int l = 0; l < sh; l++)
-      raw[sh] += raw[l];
-    for (int l = 0; l < T - sh; l++)
-      raw[l] = raw[sh + l];
-    for (int l = T - sh; l < T; l++)
-      raw[l] = 0;
-    o = 0;
-  }
-  if (xi > a.in - T) {
-    const int sh = xi - (a.in - T);
-    for (int l = 0; l < sh; l++)
-      raw[T - sh - 1] += raw[T - sh + l];
-    for (int l = 0; l < T - sh; l++)
-      raw[T - 1 - l] = raw[T - 1 - sh - l];
-    for (int l = 0; l < sh; l++)
-      raw[l] = 0;
-    o = a.in - T;
-  }
+  const int o = fold_edge_taps(raw, T, xi, a.in);
   t->off = o;
   t->n = T;
   if (sum == 0)
