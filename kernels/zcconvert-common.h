@@ -745,6 +745,106 @@ sample_cubic(const Plan &P, const Src &src, int u, int v)
   return o;
 }
 
+/* ---- a filtered tile's tap tables ----------------------------------------
+ *
+ * The samplers above derive every tap's weight (and the taps themselves,
+ * with 64-bit divisions) per output pixel. A filtered tile computes them
+ * once per output column and row instead: an entry is {k0, n, wsum,
+ * w[0..n-1]}, the first tap before the edge clamp, the number of taps,
+ * their sum and the weights, as sample_linear() and sample_cubic() use
+ * them. sample_tabled() then makes the same exact integer sums. */
+
+/* Taps an entry holds at most, for an axis of n outputs over m inputs
+ * (the same for every output sample). */
+ZC_HD inline int
+filter_taps_max(const Plan &P, int n, int m)
+{
+  if (P.linear)
+    return (int)(linear_taps(0, n, m).S / n);
+  return cubic_taps(0, n, m).T;
+}
+
+/* The entry of output sample u (n outputs over m inputs) into e, which
+ * holds 3 + filter_taps_max() values. */
+ZC_HD inline void
+fill_filter_taps(const Plan &P, int u, int n, int m, int32_t *e)
+{
+  int32_t sum = 0;
+  if (P.linear) {
+    const LinearTaps t = linear_taps(u, n, m);
+    e[0] = t.k0;
+    e[1] = t.k1 - t.k0 + 1;
+    for (int i = 0; i < e[1]; i++) {
+      e[3 + i] = (int32_t)linear_weight(t, t.k0 + i);
+      sum += e[3 + i];
+    }
+  } else {
+    const CubicTaps t = cubic_taps(u, n, m);
+    e[0] = t.k0;
+    e[1] = t.T;
+    for (int i = 0; i < t.T; i++) {
+      e[3 + i] = (int32_t)cubic_weight(t, t.k0 + i);
+      sum += e[3 + i];
+    }
+  }
+  e[2] = sum;
+}
+
+/* floor(n / d) for n >= 0, d > 0, with inv about 1 / d: a float quotient
+ * (within one of the answer while it stays below 2^20, as it does for
+ * samples), corrected by the exact remainder. Exact in every case; far
+ * cheaper on a GPU than a 64-bit division. */
+ZC_HD inline int64_t
+div_floor(int64_t n, int64_t d, float inv)
+{
+  int64_t q = (int64_t)((float)n * inv);
+  int64_t r = n - q * d;
+  while (r < 0) {
+    q--;
+    r += d;
+  }
+  while (r >= d) {
+    q++;
+    r -= d;
+  }
+  return q;
+}
+
+/* The sample at output pixel (u, v) from the tap tables of src (a
+ * DecodedSrc): what sample_linear() or sample_cubic() returns (the same
+ * sums, the same rounding; a linear sum never needs the clamp). */
+template <class Src>
+ZC_HD inline Px
+sample_tabled(const Plan &P, const Src &src, int u, int v)
+{
+  const int32_t *tx = src.col_taps(u), *ty = src.row_taps(v);
+  int64_t acc[4] = {0, 0, 0, 0};
+  for (int j = 0; j < ty[1]; j++) {
+    const int32_t wy = ty[3 + j];
+    if (!wy)
+      continue;
+    const int b = clamp_index(ty[0] + j, P.oh);
+    int64_t h[4] = {0, 0, 0, 0};
+    for (int i = 0; i < tx[1]; i++) {
+      const int32_t wx = tx[3 + i];
+      const Px s = src.px(clamp_index(tx[0] + i, P.ow), b);
+      for (int c = 0; c < 4; c++)
+        h[c] += (int64_t)wx * (int32_t)s.c[c];
+    }
+    for (int c = 0; c < 4; c++)
+      acc[c] += wy * h[c];
+  }
+  const int64_t W = (int64_t)tx[2] * ty[2];
+  const float inv = 1.0f / (float)W;
+  const int64_t maxv = P.si.bits == 8 ? 0xff : 0xffff;
+  Px o;
+  for (int c = 0; c < 4; c++) {
+    const int64_t r = acc[c] <= 0 ? 0 : div_floor(acc[c] + W / 2, W, inv);
+    o.c[c] = (uint32_t)(r > maxv ? maxv : r);
+  }
+  return o;
+}
+
 enum MatrixMode {
   kMatrixNone,     /* same matrix (or both RGB): only the depth changes */
   kMatrixFloor,    /* (sum + offset) >> 8, clamped */
@@ -846,7 +946,7 @@ out_pixel(const Plan &P, const Src &src, int x, int y)
    * sampling; neither runs the planar paths. Leaving the rest out keeps
    * each tiled kernel small. */
   if constexpr (Src::kDecoded) {
-    s = P.linear ? sample_linear(P, src, u, v) : sample_cubic(P, src, u, v);
+    s = sample_tabled(P, src, u, v);
   } else if constexpr (Src::kTile) {
     s = oriented_px(P, src, nearest_index(u, P.rw, P.ow),
                     nearest_index(v, P.rh, P.oh));
@@ -1125,6 +1225,10 @@ struct TileGeom
   int decoded;  /* 1: the filtered path's decoded pixels follow the rows */
   int dec_w, dec_h; /* oriented source pixels per tile, at most */
   int dec_offset;   /* where the decoded pixels start (16-byte aligned) */
+  /* a filtered tile's tap tables (after the decoded pixels): an entry of
+   * tab_cs 32-bit values per output column of the tile, then one of
+   * tab_rs per output row */
+  int tab_offset, tab_cs, tab_rs;
   int smem;     /* bytes */
 };
 
@@ -1236,12 +1340,28 @@ struct TileSrc
 };
 
 /* A filtered tile's oriented source pixels, decoded: 4 samples of 16 bits
- * per pixel (two 32-bit words), from (a0, b0) on, `pitch` pixels a row. */
+ * per pixel (two 32-bit words), from (a0, b0) on, `pitch` pixels a row;
+ * and its tap tables, from destination pixel (x0, y0) on. */
 struct DecodedSrc
 {
   static constexpr bool kTile = true, kDecoded = true;
   uint32_t *dec;
   int a0, b0, pitch;
+  int32_t *cols, *rows;
+  int x0, y0, cs, rs;
+  int rx, ry; /* the plan's destination rectangle origin */
+
+  ZC_HD const int32_t *
+  col_taps(int u) const
+  {
+    return cols + (size_t)(u + rx - x0) * cs;
+  }
+
+  ZC_HD const int32_t *
+  row_taps(int v) const
+  {
+    return rows + (size_t)(v + ry - y0) * rs;
+  }
 
   ZC_HD Px
   px(int a, int b) const
@@ -1259,6 +1379,45 @@ struct DecodedSrc
     p[1] = s.c[2] | (s.c[3] << 16);
   }
 };
+
+/* Points ds's tap tables into the tile's memory (smem) for tile (tx, ty). */
+ZC_HD inline void
+tile_tables(const Plan &P, const TileGeom &g, int tx, int ty, uint8_t *smem,
+            DecodedSrc *ds)
+{
+  ds->cols = reinterpret_cast<int32_t *>(smem + g.tab_offset);
+  ds->rows = ds->cols + (size_t)g.tile_bx * (1 << P.di.ws) * g.tab_cs;
+  ds->cs = g.tab_cs;
+  ds->rs = g.tab_rs;
+  ds->x0 = tx * g.tile_bx * (1 << P.di.ws);
+  ds->y0 = ty * g.tile_by * (1 << P.di.hs);
+  ds->rx = P.rx;
+  ds->ry = P.ry;
+}
+
+/* Entries in a tile's tap tables: its output columns, then its rows. */
+ZC_HD inline int
+tile_table_entries(const Plan &P, const TileGeom &g)
+{
+  return g.tile_bx * (1 << P.di.ws) + g.tile_by * (1 << P.di.hs);
+}
+
+/* Fills entry i of ds's tables (a column, then the rows); an entry whose
+ * pixel lies outside the destination rectangle is never read. */
+ZC_HD inline void
+fill_tile_entry(const Plan &P, const TileGeom &g, const DecodedSrc &ds, int i)
+{
+  const int ncols = g.tile_bx * (1 << P.di.ws);
+  if (i < ncols) {
+    const int u = ds.x0 + i - P.rx;
+    if (u >= 0 && u < P.rw)
+      fill_filter_taps(P, u, P.rw, P.ow, ds.cols + (size_t)i * ds.cs);
+  } else {
+    const int v = ds.y0 + (i - ncols) - P.ry;
+    if (v >= 0 && v < P.rh)
+      fill_filter_taps(P, v, P.rh, P.oh, ds.rows + (size_t)(i - ncols) * ds.rs);
+  }
+}
 
 /* Chooses the tiling for a plan (host): false where it does not apply or
  * no tile fits in smem_limit bytes. */

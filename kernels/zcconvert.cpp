@@ -708,6 +708,17 @@ tile_geom(const Plan &P, int smem_limit, TileGeom *g)
 {
   if (P.cscale || P.pl.mode)
     return false;
+  if (P.linear || P.cubic) {
+    /* a tap table holds weights and their sum in 32 bits: a linear
+     * weight is at most taps * n, a cubic one below 2^15 */
+    for (int axis = 0; axis < 2; axis++) {
+      const int64_t n = axis ? P.rh : P.rw, m = axis ? P.oh : P.ow;
+      const int64_t taps = filter_taps_max(P, (int)n, (int)m);
+      const int64_t wmax = P.linear ? taps * n : (int64_t)1 << 15;
+      if (taps * wmax > INT32_MAX)
+        return false;
+    }
+  }
   const FmtInfo &f = P.si;
   std::memset(g, 0, sizeof(*g));
   g->n_planes = f.kind == kSemiYuv ? 2 : (f.kind == kPlanarYuv ? 3 : 1);
@@ -744,13 +755,20 @@ tile_geom(const Plan &P, int smem_limit, TileGeom *g)
       total += (int64_t)g->pitch[p] * g->rows[p];
     }
     /* a filter reads each oriented source pixel several times: decode
-     * them once (8 bytes each) */
+     * them once (8 bytes each), and make its taps once per output column
+     * and row (tap tables, 32-bit values) */
     g->decoded = P.linear || P.cubic;
     g->dec_w = sa;
     g->dec_h = sb;
     g->dec_offset = (int)total;
-    if (g->decoded)
+    if (g->decoded) {
       total += (int64_t)sa * sb * 8;
+      g->tab_offset = (int)total;
+      g->tab_cs = 3 + filter_taps_max(P, P.rw, P.ow);
+      g->tab_rs = 3 + filter_taps_max(P, P.rh, P.oh);
+      total += 4 * ((int64_t)g->tile_bx * bw * g->tab_cs
+                    + (int64_t)g->tile_by * bh * g->tab_rs);
+    }
     if (total <= smem_limit) {
       g->smem = (int)total;
       return true;
@@ -862,6 +880,36 @@ struct CheckedDecodedSrc
     }
     return d.px(a, b);
   }
+
+  const int32_t *
+  col_taps(int u) const
+  {
+    return checked(d.col_taps(u), u + d.rx - d.x0, g->tile_bx * (1 << P->di.ws),
+                   d.cs);
+  }
+
+  const int32_t *
+  row_taps(int v) const
+  {
+    return checked(d.row_taps(v), v + d.ry - d.y0, g->tile_by * (1 << P->di.hs),
+                   d.rs);
+  }
+
+  const detail::Plan *P;
+  const detail::TileGeom *g;
+
+private:
+  /* an entry of the tile, filled, within its stride */
+  const int32_t *
+  checked(const int32_t *e, int i, int n, int stride) const
+  {
+    static const int32_t one[4] = {0, 1, 1, 1};
+    if (i < 0 || i >= n || e[1] < 1 || e[1] > stride - 3) {
+      *bad = true;
+      return one;
+    }
+    return e;
+  }
 };
 
 } // namespace
@@ -915,9 +963,14 @@ convert_cpu_tiled(const FrameDesc &src, const FrameDesc &dst,
       CheckedDecodedSrc cd;
       std::memset(&cd, 0, sizeof(cd));
       cd.bad = &bad;
+      cd.P = &P;
+      cd.g = &g;
       if (g.decoded) {
         cd.d.dec = reinterpret_cast<uint32_t *>(smem.data() + g.dec_offset);
         cd.d.pitch = g.dec_w;
+        tile_tables(P, g, tx, ty, smem.data(), &cd.d);
+        for (int i = 0; i < tile_table_entries(P, g); i++)
+          fill_tile_entry(P, g, cd.d, i);
         if (reads) {
           cd.d.a0 = ab[0];
           cd.d.b0 = ab[1];

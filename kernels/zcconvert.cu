@@ -83,6 +83,14 @@ convert_tiled_kernel(const __grid_constant__ detail::Plan plan,
   detail::TileSrc ts = {};
   int ab[4] = {0, 0, 0, 0};
   const bool reads = detail::tile_oriented(plan, g, blockIdx.x, blockIdx.y, ab);
+  detail::DecodedSrc ds = {};
+  if constexpr (Decode) {
+    /* the tap tables, while the rows arrive */
+    detail::tile_tables(plan, g, blockIdx.x, blockIdx.y, smem, &ds);
+    const int n = detail::tile_table_entries(plan, g);
+    for (int i = tid; i < n; i += kTileThreadsX * kTileThreadsY)
+      detail::fill_tile_entry(plan, g, ds, i);
+  }
   if (reads) {
     detail::PlaneSpan sp[3];
     const int n = detail::tile_spans(plan, g, ab, sp);
@@ -118,7 +126,6 @@ convert_tiled_kernel(const __grid_constant__ detail::Plan plan,
     }
     return;
   } else {
-    detail::DecodedSrc ds;
     ds.dec = reinterpret_cast<uint32_t *>(smem + g.dec_offset);
     ds.pitch = g.dec_w;
     ds.a0 = ab[0];
