@@ -824,15 +824,28 @@ sample_tabled(const Plan &P, const Src &src, int u, int v)
     if (!wy)
       continue;
     const int b = clamp_index(ty[0] + j, P.oh);
-    int64_t h[4] = {0, 0, 0, 0};
-    for (int i = 0; i < tx[1]; i++) {
-      const int32_t wx = tx[3 + i];
-      const Px s = src.px(clamp_index(tx[0] + i, P.ow), b);
+    if (src.narrow) {
+      /* each row's sum fits in 32 bits (tile_geom()) */
+      int32_t h[4] = {0, 0, 0, 0};
+      for (int i = 0; i < tx[1]; i++) {
+        const int32_t wx = tx[3 + i];
+        const Px s = src.px(clamp_index(tx[0] + i, P.ow), b);
+        for (int c = 0; c < 4; c++)
+          h[c] += wx * (int32_t)s.c[c];
+      }
       for (int c = 0; c < 4; c++)
-        h[c] += (int64_t)wx * (int32_t)s.c[c];
+        acc[c] += (int64_t)wy * h[c];
+    } else {
+      int64_t h[4] = {0, 0, 0, 0};
+      for (int i = 0; i < tx[1]; i++) {
+        const int32_t wx = tx[3 + i];
+        const Px s = src.px(clamp_index(tx[0] + i, P.ow), b);
+        for (int c = 0; c < 4; c++)
+          h[c] += (int64_t)wx * (int32_t)s.c[c];
+      }
+      for (int c = 0; c < 4; c++)
+        acc[c] += wy * h[c];
     }
-    for (int c = 0; c < 4; c++)
-      acc[c] += wy * h[c];
   }
   const int64_t W = (int64_t)tx[2] * ty[2];
   const float inv = 1.0f / (float)W;
@@ -1229,6 +1242,7 @@ struct TileGeom
    * tab_cs 32-bit values per output column of the tile, then one of
    * tab_rs per output row */
   int tab_offset, tab_cs, tab_rs;
+  int narrow; /* 1: a row of horizontal taps sums in 32 bits */
   int smem;     /* bytes */
 };
 
@@ -1350,6 +1364,7 @@ struct DecodedSrc
   int32_t *cols, *rows;
   int x0, y0, cs, rs;
   int rx, ry; /* the plan's destination rectangle origin */
+  int narrow; /* TileGeom::narrow */
 
   ZC_HD const int32_t *
   col_taps(int u) const
@@ -1393,6 +1408,7 @@ tile_tables(const Plan &P, const TileGeom &g, int tx, int ty, uint8_t *smem,
   ds->y0 = ty * g.tile_by * (1 << P.di.hs);
   ds->rx = P.rx;
   ds->ry = P.ry;
+  ds->narrow = g.narrow;
 }
 
 /* Entries in a tile's tap tables: its output columns, then its rows. */

@@ -708,19 +708,23 @@ tile_geom(const Plan &P, int smem_limit, TileGeom *g)
 {
   if (P.cscale || P.pl.mode)
     return false;
+  const FmtInfo &f = P.si;
+  std::memset(g, 0, sizeof(*g));
   if (P.linear || P.cubic) {
     /* a tap table holds weights and their sum in 32 bits: a linear
-     * weight is at most taps * n, a cubic one below 2^15 */
+     * weight is at most taps * n, a cubic one below 2^15; and a row of
+     * taps over 8-bit samples may sum in 32 bits when its weights' sum,
+     * times 255, stays below 2^31 */
     for (int axis = 0; axis < 2; axis++) {
       const int64_t n = axis ? P.rh : P.rw, m = axis ? P.oh : P.ow;
       const int64_t taps = filter_taps_max(P, (int)n, (int)m);
       const int64_t wmax = P.linear ? taps * n : (int64_t)1 << 15;
       if (taps * wmax > INT32_MAX)
         return false;
+      if (axis == 0)
+        g->narrow = f.bits == 8 && taps * wmax * 255 <= INT32_MAX;
     }
   }
-  const FmtInfo &f = P.si;
-  std::memset(g, 0, sizeof(*g));
   g->n_planes = f.kind == kSemiYuv ? 2 : (f.kind == kPlanarYuv ? 3 : 1);
   for (int p = 0; p < g->n_planes; p++) {
     const uintptr_t a = reinterpret_cast<uintptr_t>(P.sp[p]) | P.ss[p];
@@ -897,6 +901,7 @@ struct CheckedDecodedSrc
 
   const detail::Plan *P;
   const detail::TileGeom *g;
+  int narrow;
 
 private:
   /* an entry of the tile, filled, within its stride */
@@ -969,6 +974,7 @@ convert_cpu_tiled(const FrameDesc &src, const FrameDesc &dst,
         cd.d.dec = reinterpret_cast<uint32_t *>(smem.data() + g.dec_offset);
         cd.d.pitch = g.dec_w;
         tile_tables(P, g, tx, ty, smem.data(), &cd.d);
+        cd.narrow = cd.d.narrow;
         for (int i = 0; i < tile_table_entries(P, g); i++)
           fill_tile_entry(P, g, cd.d, i);
         if (reads) {
