@@ -432,8 +432,9 @@ gst_zc_base_transform_class_init (GstZcBaseTransformClass * klass)
   g_object_class_install_property (gobject_class, PROP_STATS,
       g_param_spec_boxed ("stats", "Statistics",
           "Counters since start: buffers, zero-copy-buffers, copied-buffers, "
-          "bytes-copied, bytes-staged (zcfilter: input read into device "
-          "memory by the copy engines rather than by the kernel) (guint64), "
+          "bytes-copied, bytes-staged (zcfilter: frame bytes the copy engines "
+          "moved between mapped and device memory around its kernels) "
+          "(guint64), "
           "and backend (cuda or cpu), device-name, memory-type (strings)", GST_TYPE_STRUCTURE,
           (GParamFlags) (G_PARAM_READABLE | G_PARAM_STATIC_STRINGS)));
 

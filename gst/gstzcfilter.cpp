@@ -228,6 +228,19 @@ struct Scratch
   std::vector < guint8 > host;
 };
 
+/* The copy engines' side of staging a mapped input (transform_gpu()): a
+ * stream of its own and two device frames (in priv->stage), so that one
+ * frame's copy runs while the kernel converts the one before. copied[k]:
+ * the copy into frame k is done (the kernel waits for it); consumed[k]:
+ * the kernel that read frame k is done (the next copy into k waits). */
+struct Stager
+{
+  gpointer stream = nullptr;
+  gpointer copied[2] = { nullptr, nullptr };
+  gpointer consumed[2] = { nullptr, nullptr };
+  guint next = 0;
+};
+
 struct GstZcFilterPrivate
 {
   std::mutex lock;              /* guards settings */
@@ -246,6 +259,8 @@ struct GstZcFilterPrivate
   guint n_planes = 0;
   Scratch scratch;              /* frames between passes (output caps) */
   Scratch stage;                /* the input, staged in device memory */
+  Scratch unstage;              /* the output, before the copy to mapped */
+  Stager stager;
   bool warned_crop = false;
 };
 
@@ -836,6 +851,22 @@ scratch_free (GstZcFilter * self)
 {
   scratch_release (self, self->priv->scratch);
   scratch_release (self, self->priv->stage);
+  scratch_release (self, self->priv->unstage);
+#if GST_ZC_HAVE_CUDA
+  Stager & st = self->priv->stager;
+  GstZcContext *ctx =
+      gst_zc_base_transform_get_context (GST_ZC_BASE_TRANSFORM (self));
+  if (st.stream && ctx) {
+    gst_zc::DeviceScope scope (gst_zc_context_get_device_id (ctx));
+    for (guint k = 0; k < 2; k++) {
+      /* (released once their work is done) */
+      GST_ZC_CUDA_OK (cudaEventDestroy ((cudaEvent_t) st.copied[k]));
+      GST_ZC_CUDA_OK (cudaEventDestroy ((cudaEvent_t) st.consumed[k]));
+    }
+    gst_zc_context_free_stream (ctx, st.stream);
+  }
+#endif
+  self->priv->stager = Stager ();
 }
 
 static gboolean
@@ -1263,18 +1294,22 @@ frame_desc_planes_gpu (GstBuffer * buf, const GstVideoInfo * info,
 /* Whether the conversion kernel should read the input from a device-memory
  * copy made by the copy engines: for a frame in mapped host memory, unless
  * the kernel reads it once, in order, with 4-byte loads (a packed 4-byte RGB
- * format, nothing moved). The kernel's tiles read mapped memory in wide
- * loads, but it is compute-bound, and while it computes the bus idles: the
- * copy engines first are faster. Measured on an H200 (zc-compute-bench,
- * e3178f8): NV12 4K -> RGBA 1080p 0.59 ms staged against 0.83 ms reading
- * mapped memory; NV12 -> RGBA at 1080p 0.24 against 0.28 ms. */
+ * format, nothing moved) and writes mapped memory too. The kernel's tiles
+ * read mapped memory in wide loads, but it is compute-bound, and while it
+ * computes the bus idles: the copy engines first are faster. Measured on an
+ * H200 (zc-compute-bench, e3178f8): NV12 4K -> RGBA 1080p 0.59 ms staged
+ * against 0.83 ms reading mapped memory; NV12 -> RGBA at 1080p 0.24 against
+ * 0.28 ms. Into device memory (the first element of a chain) it always
+ * stages: see transform_gpu(). */
 static bool
 should_stage_input (GstZcFilter * self, const FrameWork & work,
-    GstZcMemory * in_mem)
+    GstZcMemory * in_mem, GstZcMemory * out_mem)
 {
   auto *priv = self->priv;
   if (gst_zc_memory_get_memory_type (in_mem) != GST_ZC_MEMORY_TYPE_MAPPED)
     return false;
+  if (gst_zc_memory_get_memory_type (out_mem) == GST_ZC_MEMORY_TYPE_DEVICE)
+    return true;
   const zc::ConvertParams & cp = work.cp;
   bool moved = cp.crop_left || cp.crop_right || cp.crop_top ||
       cp.crop_bottom || cp.orientation != zc::Orientation::Identity ||
@@ -1295,6 +1330,78 @@ should_stage_input (GstZcFilter * self, const FrameWork & work,
   }
 }
 
+/* The stager's stream and events, made once (the device is current). */
+static bool
+stager_ensure (GstZcFilter * self)
+{
+  Stager & st = self->priv->stager;
+  if (st.stream)
+    return true;
+  GstZcContext *ctx =
+      gst_zc_base_transform_get_context (GST_ZC_BASE_TRANSFORM (self));
+  Stager made;
+  bool ok = true;
+  for (guint k = 0; k < 2 && ok; k++) {
+    cudaEvent_t a = nullptr, b = nullptr;
+    ok = GST_ZC_CUDA_OK (cudaEventCreateWithFlags (&a,
+            cudaEventDisableTiming)) &&
+        GST_ZC_CUDA_OK (cudaEventCreateWithFlags (&b,
+            cudaEventDisableTiming));
+    made.copied[k] = a;
+    made.consumed[k] = b;
+  }
+  if (ok)
+    made.stream = gst_zc_context_new_stream (ctx);
+  if (!made.stream) {
+    for (guint k = 0; k < 2; k++) {
+      if (made.copied[k])
+        cudaEventDestroy ((cudaEvent_t) made.copied[k]);
+      if (made.consumed[k])
+        cudaEventDestroy ((cudaEvent_t) made.consumed[k]);
+    }
+    return false;
+  }
+  st = made;
+  return true;
+}
+
+/* Copies frame @src to @dst (same format and size) plane by plane, on the
+ * copy engines, in @stream; adds the bytes moved to @bytes. */
+static cudaError_t
+copy_frame_async (const zc::FrameDesc & src, const zc::FrameDesc & dst,
+    cudaStream_t stream, gsize * bytes)
+{
+  for (int p = 0; p < zc::pixfmt_n_planes (src.fmt); p++) {
+    size_t row = zc::pixfmt_plane_row_bytes (src.fmt, p, src.width);
+    int rows = zc::pixfmt_plane_rows (src.fmt, p, src.height);
+    cudaError_t err = cudaMemcpy2DAsync (dst.planes[p], dst.strides[p],
+        src.planes[p], src.strides[p], row, rows, cudaMemcpyDefault, stream);
+    if (err != cudaSuccess)
+      return err;
+    *bytes += row * rows;
+  }
+  return cudaSuccess;
+}
+
+/* Where the kernels of one frame read and write, and what the copy engines
+ * move around them. A kernel that reads or writes mapped memory holds its
+ * SMs while the bus serves it, so in a chain (zcfilter ! zcfilter ...) the
+ * first element's kernel, reading mapped memory, and the last one's,
+ * writing it, could not run at the same time: a chain of three took the
+ * two bus crossings one after the other (H200, 4K RGBA: 1.44 ms against
+ * 0.87 ms for one element). So an element between mapped and device memory
+ * moves the mapped side with the copy engines (one each way, running
+ * beside each other and beside kernels) and runs its kernels on device
+ * memory: the first element of a chain stages its input into its device
+ * output (and works there in place), the last one runs into a device
+ * frame and copies that to its mapped output. */
+struct GpuRoute
+{
+  zc::FrameDesc src, dst;       /* what the kernels read and write */
+  zc::FrameDesc out;            /* the output buffer */
+  bool unstage = false;         /* dst is device scratch, copied to out */
+};
+
 static GstFlowReturn
 transform_gpu (GstZcFilter * self, const FrameWork & work, GstBuffer * inbuf,
     GstBuffer * outbuf)
@@ -1312,6 +1419,8 @@ transform_gpu (GstZcFilter * self, const FrameWork & work, GstBuffer * inbuf,
    * between two spatial passes */
   guint n_scratch = (work.convert && work.spatial ? 1 : 0) +
       (n_passes > 1 ? 1 : 0);
+  GstZcMemoryType in_type = gst_zc_memory_get_memory_type (in_mem);
+  GstZcMemoryType out_type = gst_zc_memory_get_memory_type (out_mem);
 
   gst_zc::DeviceScope scope (gst_zc_memory_get_device_id (out_mem));
   if (!scope.ok ())
@@ -1326,57 +1435,78 @@ transform_gpu (GstZcFilter * self, const FrameWork & work, GstBuffer * inbuf,
     return post_cuda_error (self, "Could not order GPU work after the "
         "frame's fence", cudaSuccess);
 
+  GpuRoute r;
+  frame_desc_planes_gpu (inbuf, in_info, priv->in_desc, &r.src);
+  frame_desc_planes_gpu (outbuf, out_info, priv->out_desc, &r.out);
+  r.dst = r.out;
   cudaError_t err = cudaSuccess;
+  gsize staged = 0;
+  gint slot = -1;               /* the stager's frame the kernel reads */
+  if (!in_place && work.pass == Pass::LUT
+      && in_type == GST_ZC_MEMORY_TYPE_MAPPED
+      && out_type == GST_ZC_MEMORY_TYPE_DEVICE) {
+    /* the first of a chain: the input into the output, the table there */
+    err = copy_frame_async (r.src, r.dst, stream, &staged);
+    r.src = r.dst;
+  } else if (!in_place && work.convert
+      && should_stage_input (self, work, in_mem, out_mem)) {
+    /* on the stager's stream, into the frame the kernel before last read */
+    zc::FrameDesc copy;
+    if (!scratch_ensure (self, priv->stage, priv->in_desc, 2, true) ||
+        !stager_ensure (self))
+      return post_cuda_error (self, "Could not set up the input's staging "
+          "(device memory, a stream and events)", cudaSuccess);
+    Stager & st = priv->stager;
+    slot = (gint) st.next;
+    st.next ^= 1;
+    auto cs = (cudaStream_t) st.stream;
+    scratch_frame (priv->stage, priv->in_desc, slot, &copy);
+    if (!gst_zc_memory_prepare_gpu (in_mem, cs))
+      return post_cuda_error (self, "Could not order GPU work after the "
+          "frame's fence", cudaSuccess);
+    err = cudaStreamWaitEvent (cs, (cudaEvent_t) st.consumed[slot], 0);
+    if (err == cudaSuccess)
+      err = copy_frame_async (r.src, copy, cs, &staged);
+    if (err == cudaSuccess)
+      err = cudaEventRecord ((cudaEvent_t) st.copied[slot], cs);
+    if (err == cudaSuccess)
+      err = cudaStreamWaitEvent (stream, (cudaEvent_t) st.copied[slot], 0);
+    r.src = copy;
+  }
+  if (err != cudaSuccess)
+    return post_cuda_error (self, "Could not stage the input", err);
+  if (!in_place && in_type == GST_ZC_MEMORY_TYPE_DEVICE
+      && out_type == GST_ZC_MEMORY_TYPE_MAPPED) {
+    /* the last of a chain */
+    if (!scratch_ensure (self, priv->unstage, priv->out_desc, 1, true))
+      return post_cuda_error (self, "Could not allocate device memory for "
+          "the output", cudaSuccess);
+    scratch_frame (priv->unstage, priv->out_desc, 0, &r.dst);
+    r.unstage = true;
+  }
+
   const char *what = "CUDA kernel launch failed";
   if (work.pass == Pass::LUT) {
     zc::PlaneJob jobs[3];
-    auto *in_dev = (const uint8_t *) gst_zc_memory_get_device_pointer (in_mem);
-    auto *out_dev = (uint8_t *) gst_zc_memory_get_device_pointer (out_mem);
     for (guint p = 0; p < priv->n_planes; p++) {
-      gsize in_off, in_stride, out_off, out_stride;
-      gst_zc_video_plane_layout (inbuf, in_info, p, &in_off, &in_stride);
-      gst_zc_video_plane_layout (outbuf, out_info, p, &out_off, &out_stride);
-      jobs[p] = { in_dev + in_off, out_dev + out_off, in_stride, out_stride,
-        gst_zc_video_plane_row_bytes (in_info, p),
+      jobs[p] = { r.src.planes[p], r.dst.planes[p], r.src.strides[p],
+        r.dst.strides[p], gst_zc_video_plane_row_bytes (in_info, p),
         gst_zc_video_plane_rows (in_info, p) };
     }
     err = zc::apply_lut_cuda_planes (jobs, priv->luts, priv->n_planes,
         stream);
   } else {
-    zc::FrameDesc src, dst, s0, s1;
-    frame_desc_planes_gpu (inbuf, in_info, priv->in_desc, &src);
-    frame_desc_planes_gpu (outbuf, out_info, priv->out_desc, &dst);
-    if (work.convert && should_stage_input (self, work, in_mem)) {
-      /* The copy engines read the frame over the bus in large bursts; the
-       * kernel then reads device memory, as often as its taps want */
-      zc::FrameDesc staged;
-      if (!scratch_ensure (self, priv->stage, priv->in_desc, 1, true))
-        return post_cuda_error (self, "Could not allocate device memory to "
-            "stage the input", cudaSuccess);
-      scratch_frame (priv->stage, priv->in_desc, 0, &staged);
-      gsize bytes = 0;
-      for (int p = 0; p < zc::pixfmt_n_planes (src.fmt); p++) {
-        size_t row = zc::pixfmt_plane_row_bytes (src.fmt, p, src.width);
-        int rows = zc::pixfmt_plane_rows (src.fmt, p, src.height);
-        err = cudaMemcpy2DAsync (staged.planes[p], staged.strides[p],
-            src.planes[p], src.strides[p], row, rows, cudaMemcpyDefault,
-            stream);
-        if (err != cudaSuccess)
-          return post_cuda_error (self, "Could not stage the input", err);
-        bytes += row * rows;
-      }
-      src = staged;
-      gst_zc_base_transform_count_staged (base, bytes);
-    }
+    zc::FrameDesc s0, s1;
     guint next = 0;
-    const zc::FrameDesc *spatial_src = &src;
+    const zc::FrameDesc *spatial_src = &r.src;
     if (work.convert) {
       if (work.spatial) {
         scratch_frame (priv->scratch, priv->out_desc, next++, &s0);
         spatial_src = &s0;
       }
       what = "Conversion kernel";
-      err = zc::convert_cuda (src, work.spatial ? s0 : dst, work.cp, stream);
+      err = zc::convert_cuda (r.src, work.spatial ? s0 : r.dst, work.cp,
+          stream);
     }
     if (err == cudaSuccess && work.spatial) {
       const zc::FrameDesc *tmp = nullptr;
@@ -1385,7 +1515,7 @@ transform_gpu (GstZcFilter * self, const FrameWork & work, GstBuffer * inbuf,
         tmp = &s1;
       }
       what = "Spatial effect kernel";
-      err = zc::spatial_cuda (*spatial_src, dst, tmp, work.sp, stream);
+      err = zc::spatial_cuda (*spatial_src, r.dst, tmp, work.sp, stream);
     }
     if (err == cudaErrorNotSupported || err == cudaErrorInvalidValue)
       return post_kernel_error (self, what, err == cudaErrorNotSupported,
@@ -1393,6 +1523,18 @@ transform_gpu (GstZcFilter * self, const FrameWork & work, GstBuffer * inbuf,
   }
   if (err != cudaSuccess)
     return post_cuda_error (self, what, err);
+  if (slot >= 0) {
+    err = cudaEventRecord ((cudaEvent_t) priv->stager.consumed[slot], stream);
+    if (err != cudaSuccess)
+      return post_cuda_error (self, "Could not record the GPU fence", err);
+  }
+  if (r.unstage) {
+    err = copy_frame_async (r.dst, r.out, stream, &staged);
+    if (err != cudaSuccess)
+      return post_cuda_error (self, "Could not copy the output", err);
+  }
+  if (staged)
+    gst_zc_base_transform_count_staged (base, staged);
 
   /* Fence both: the input is read by the kernel, so its producer must not
    * refill it before the kernel is done */
