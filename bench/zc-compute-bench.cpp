@@ -6,7 +6,10 @@
  *    1920x1080 -> RGBA 1920x1080, with source and destination both in
  *    mapped pinned host memory (read by the kernel; then "staged": copied
  *    into device memory by the copy engines first, the other way zcfilter
- *    can take), then both in device memory;
+ *    can take; then "staged, 2 in flight": a run of STAGE_BATCH frames
+ *    staged as zcfilter stages them, on a copy stream of its own into two
+ *    device frames, one frame's copy beside the kernel of the one before,
+ *    timed per frame), then both in device memory;
  *  - gaussian blur, sigma 2, RGBA 3840x2160 and 1920x1080
  *    (zc::spatial_cuda), device -> device and device -> mapped;
  * against, on the same machine and in the same run:
@@ -506,6 +509,36 @@ struct Gpu
   }
 };
 
+/* Frames per timed launch of the "2 in flight" row. */
+constexpr int STAGE_BATCH = 8;
+
+/* What the "2 in flight" row stages with, as zcfilter does (its Stager): a
+ * copy stream, and per device frame k the events copied[k] (the kernel
+ * waits for it) and consumed[k] (the next copy into k waits for it). */
+struct StagePipe
+{
+  cudaStream_t copy = nullptr;
+  cudaEvent_t go = nullptr, copied[2] = {}, consumed[2] = {};
+  ~StagePipe ()
+  {
+    if (copy)
+      cudaStreamSynchronize (copy);
+    for (cudaEvent_t e : { go, copied[0], copied[1], consumed[0], consumed[1] })
+      if (e)
+        cudaEventDestroy (e);
+    if (copy)
+      cudaStreamDestroy (copy);
+  }
+  bool init (std::string *error)
+  {
+    GPU_CHECK (cudaStreamCreateWithFlags (&copy, cudaStreamNonBlocking));
+    for (cudaEvent_t *e : { &go, &copied[0], &copied[1], &consumed[0],
+                            &consumed[1] })
+      GPU_CHECK (cudaEventCreateWithFlags (e, cudaEventDisableTiming));
+    return true;
+  }
+};
+
 /* Copies the filled source frame to the row's source memory (device
  * memory or the device pointer of mapped memory: unified addressing). */
 bool
@@ -900,15 +933,19 @@ main (int argc, char **argv)
        * (cudaMemcpyAsync), then converted from there: what zcfilter does
        * with a mapped source other than 4-byte RGB read in place */
       bool staged;
+      /* a run of frames staged as zcfilter stages them (StagePipe) */
+      bool in_flight;
     };
     std::vector<Variant> variants;
     if (w->kind == Kind::CONVERT)
-      variants = { { "mapped > mapped", true, true, false },
-                   { "mapped > mapped, staged", true, true, true },
-                   { "device > device", false, false, false } };
+      variants = { { "mapped > mapped", true, true, false, false },
+                   { "mapped > mapped, staged", true, true, true, false },
+                   { "mapped > mapped, staged, 2 in flight", true, true, true,
+                     true },
+                   { "device > device", false, false, false, false } };
     else
-      variants = { { "device > device", false, false, false },
-                   { "device > mapped", false, true, false } };
+      variants = { { "device > device", false, false, false, false },
+                   { "device > mapped", false, true, false, false } };
 
     BusRates rates;
 #if HAVE_CUDA
@@ -962,8 +999,11 @@ main (int argc, char **argv)
       uint8_t *out = mem.alloc (out_bytes, v.out_mapped);
       uint8_t *scratch = passes > 1 ? mem.alloc (out_bytes, false) : nullptr;
       uint8_t *stage = v.staged ? mem.alloc (in_bytes, false) : nullptr;
+      uint8_t *stage2 = v.in_flight ? mem.alloc (in_bytes, false) : nullptr;
+      StagePipe pipe;
       error.clear ();
-      if (!in || !out || (passes > 1 && !scratch) || (v.staged && !stage)) {
+      if (!in || !out || (passes > 1 && !scratch) || (v.staged && !stage)
+          || (v.in_flight && (!stage2 || !pipe.init (&error)))) {
         r.status = "FAILED: allocation";
         failed = true;
         rows.push_back (r);
@@ -977,8 +1017,33 @@ main (int argc, char **argv)
       (void)tmp;
       zc::FrameDesc staged
           = make_desc (w->in_fmt, w->in_w, w->in_h, stage, nullptr);
+      const zc::FrameDesc staged2
+          = make_desc (w->in_fmt, w->in_w, w->in_h, stage2, nullptr);
       std::function<cudaError_t ()> launch;
-      if (v.staged) {
+      if (v.in_flight) {
+        launch = [&]() -> cudaError_t {
+          cudaError_t err = cudaEventRecord (pipe.go, gpu.stream);
+          if (err == cudaSuccess)
+            err = cudaStreamWaitEvent (pipe.copy, pipe.go, 0);
+          for (int f = 0; f < STAGE_BATCH && err == cudaSuccess; f++) {
+            const int k = f & 1;
+            err = cudaStreamWaitEvent (pipe.copy, pipe.consumed[k], 0);
+            if (err == cudaSuccess)
+              err = cudaMemcpyAsync (k ? stage2 : stage, in, in_bytes,
+                                     cudaMemcpyDefault, pipe.copy);
+            if (err == cudaSuccess)
+              err = cudaEventRecord (pipe.copied[k], pipe.copy);
+            if (err == cudaSuccess)
+              err = cudaStreamWaitEvent (gpu.stream, pipe.copied[k], 0);
+            if (err == cudaSuccess)
+              err = zc::convert_cuda (k ? staged2 : staged, dst,
+                                      convert_params (), gpu.stream);
+            if (err == cudaSuccess)
+              err = cudaEventRecord (pipe.consumed[k], gpu.stream);
+          }
+          return err;
+        };
+      } else if (v.staged) {
         launch = [&] {
           cudaError_t err = cudaMemcpyAsync (stage, in, in_bytes,
                                              cudaMemcpyDefault, gpu.stream);
@@ -1006,6 +1071,11 @@ main (int argc, char **argv)
         failed = true;
         rows.push_back (r);
         continue;
+      }
+      if (v.in_flight) { /* per frame */
+        r.t.median_ms /= STAGE_BATCH;
+        r.t.min_ms /= STAGE_BATCH;
+        r.t.max_ms /= STAGE_BATCH;
       }
       set_limit (r, rates, copy_ms);
       r.speedup = cpu_ms / r.t.median_ms;
