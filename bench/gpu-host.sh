@@ -1,8 +1,8 @@
 #!/usr/bin/env bash
-# What a session runs on the GPU host, through .gpu/run.sh (see
+# What runs on the GPU host, through .gpu/run.sh (see
 # ../shared/gpu/README.md), with logs under $OUT:
 #   bash .gpu/run.sh bash bench/gpu-host.sh tests   # suite + compute-sanitizer
-#   bash .gpu/run.sh bash bench/gpu-host.sh figures # first figure, kernel benches, examples
+#   bash .gpu/run.sh bash bench/gpu-host.sh figures # pipeline ms/frame, kernel benches, examples
 #   bash .gpu/run.sh bash bench/gpu-host.sh bench   # zc-bench, every case (bench/run.sh)
 # ZC_BUILD names the build folder (default build; a sm_90-only build such as
 # build-gpu keeps the shipped folder small).
@@ -40,14 +40,14 @@ figures)
   done
   "$b"/bench/zc-kernel-bench 1920 1080 50
   "$b"/bench/zc-kernel-bench 3840 2160 50
-  # issue 3: convert and blur kernels against videoconvertscale and
+  # convert and blur kernels against videoconvertscale and
   # gaussianblur on 16 threads (under a minute; table in $out)
   "$b"/bench/zc-compute-bench --threads 16 --out "$out"
   echo "zc-compute-bench rc=$?"
-  bash bench/first-figure.sh 5 620
+  bash bench/pipeline-ms.sh 5 620
   ;;
 bench)
-  # issue 4: every case 5 times, raw limits in the same run; table, JSON and
+  # zc-bench: every case 5 times, raw limits in the same run; table, JSON and
   # PNG under $out/bench (about 5 minutes)
   bash bench/run.sh --build "$PWD/$b" --out "$out/bench"
   echo "zc-bench rc=$?"

@@ -1,7 +1,7 @@
 /* gst-zerocopy: the compute kernels against GStreamer's CPU elements.
  * SPDX-License-Identifier: LGPL-2.1-or-later
  *
- * Issue 3's benchmark, one run, on one machine:
+ * The compute kernels' benchmark, one run, on one machine:
  *  - NV12 3840x2160 -> RGBA 1920x1080, bilinear (zc::convert_cuda), and NV12
  *    1920x1080 -> RGBA 1920x1080, with source and destination both in
  *    mapped pinned host memory (read by the kernel; then "staged": copied
@@ -39,7 +39,7 @@
  * the row's device traffic, after the same L2 eviction. The limit time is
  * the largest of: mapped bytes read / H2D rate, written / D2H rate, both /
  * duplex rate, device bytes / device copy rate; %lim = limit time / kernel
- * time. Targets (issue 3): a GPU row at least 10 times faster than the CPU
+ * time. Targets: a GPU row at least 10 times faster than the CPU
  * element, and a memory-bound kernel at 70 % of its limit or more. Each GPU
  * output is compared with the CPU twin's ("check").
  *
@@ -698,8 +698,8 @@ table (const std::vector<Row> &rows)
 std::string
 targets (const std::vector<Row> &rows)
 {
-  std::string s = "\ntargets (issue 3): GPU row >= 10x faster than the CPU "
-                  "element; a memory-bound kernel >= 70% of its limit\n";
+  std::string s = "\ntargets: GPU row >= 10x faster than the CPU element; a "
+                  "memory-bound kernel >= 70% of its limit\n";
   bool any = false;
   for (const auto &r : rows) {
     if (!r.gpu || !r.status.empty ())

@@ -1,12 +1,12 @@
 #!/usr/bin/env bash
-# The first figure: marginal milliseconds per frame of
+# Marginal milliseconds per frame of gst-launch-1.0 pipelines:
 #   videotestsrc ! [zcupload ! zcfilter invert=true ! zcdownload !] fakesink
 # at 1080p and 4K RGBA, against the same source into fakesink alone.
 # Marginal = (time of N frames - time of 20 frames) / (N - 20), so start-up
 # (CUDA context, pool allocation) is left out. Each case runs RUNS times;
 # prints median, min and max. Needs gst-launch-1.0 and the built plugin.
 #
-#   GST_PLUGIN_PATH=build/gst bench/first-figure.sh [RUNS] [N]
+#   GST_PLUGIN_PATH=build/gst bench/pipeline-ms.sh [RUNS] [N]
 set -euo pipefail
 runs=${1:-5}
 n=${2:-620}
