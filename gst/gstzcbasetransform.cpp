@@ -13,9 +13,10 @@
 
 #include "gstzcbasetransform.h"
 
-#include <gst/zerocopy/gstzccuda-private.h>
+#include <gst/zerocopy/gstzcgpupasses-private.h>
 
 #include <mutex>
+#include <vector>
 
 GST_DEBUG_CATEGORY_STATIC (gst_zc_base_transform_debug);
 #define GST_CAT_DEFAULT gst_zc_base_transform_debug
@@ -57,6 +58,18 @@ struct ZcBaseTransformState
 
   GstVideoInfo in_info;
   GstVideoInfo out_info;
+
+  /* Pools this element made (proposed upstream, or its own output pool),
+   * kept so that a renegotiation to caps it already had takes the same pool
+   * again instead of pinning fresh memory. Streaming thread; dropped at
+   * stop(). */
+  struct MadePool
+  {
+    GstBufferPool *pool;
+    GstCaps *caps;
+    GstZcMemoryType type;
+  };
+  std::vector < MadePool > made_pools;
 };
 
 struct _GstZcBaseTransformPrivate
@@ -286,6 +299,11 @@ gst_zc_base_transform_stop (GstBaseTransform * trans)
    * they were recorded on, so destroying it needs no wait. */
   if (stream)
     gst_zc_context_free_stream (priv->context, stream);
+  for (auto & m : priv->made_pools) {
+    gst_object_unref (m.pool);
+    gst_caps_unref (m.caps);
+  }
+  priv->made_pools.clear ();
   gst_clear_object (&priv->context);
   return TRUE;
 }
@@ -542,8 +560,24 @@ gst_zc_base_transform_count_staged (GstZcBaseTransform * self, gsize bytes)
   priv->bytes_staged += bytes;
 }
 
+/* A pool this element made before for @caps and @memory_type that nobody
+ * else holds now (a pool in use by another element must not be handed out
+ * twice: the first to let go would deactivate it under the other). */
+static GstBufferPool *
+reuse_made_pool (ZcBaseTransformState * priv, GstCaps * caps,
+    GstZcMemoryType memory_type)
+{
+  for (auto & m : priv->made_pools) {
+    if (m.type == memory_type && GST_OBJECT_REFCOUNT_VALUE (m.pool) == 1 &&
+        gst_caps_is_equal (m.caps, caps))
+      return (GstBufferPool *) gst_object_ref (m.pool);
+  }
+  return NULL;
+}
+
 /* A pool of @memory_type for @caps, configured with video meta (so rows are
- * pitch-aligned) but not active. */
+ * pitch-aligned) but not active: one this element made before for the same
+ * caps when nobody holds it any more, else a new one. */
 GstBufferPool *
 gst_zc_base_transform_new_pool (GstZcBaseTransform * self, GstCaps * caps,
     guint min_buffers, GstZcMemoryType memory_type)
@@ -553,7 +587,12 @@ gst_zc_base_transform_new_pool (GstZcBaseTransform * self, GstCaps * caps,
 
   if (!priv->context || !gst_video_info_from_caps (&info, caps))
     return NULL;
-  GstBufferPool *pool = gst_zc_buffer_pool_new (priv->context, memory_type);
+  GstBufferPool *pool = reuse_made_pool (priv, caps, memory_type);
+  if (pool) {
+    GST_DEBUG_OBJECT (self, "reusing pool %" GST_PTR_FORMAT, pool);
+    return pool;
+  }
+  pool = gst_zc_buffer_pool_new (priv->context, memory_type);
   if (!pool)
     return NULL;
   GstStructure *config = gst_buffer_pool_get_config (pool);
@@ -565,6 +604,21 @@ gst_zc_base_transform_new_pool (GstZcBaseTransform * self, GstCaps * caps,
     gst_object_unref (pool);
     return NULL;
   }
+  /* a few caps are remembered; the oldest pool nobody holds goes first */
+  if (priv->made_pools.size () >= 8) {
+    for (auto it = priv->made_pools.begin (); it != priv->made_pools.end ();
+        ++it) {
+      if (GST_OBJECT_REFCOUNT_VALUE (it->pool) == 1) {
+        gst_object_unref (it->pool);
+        gst_caps_unref (it->caps);
+        priv->made_pools.erase (it);
+        break;
+      }
+    }
+  }
+  priv->made_pools.push_back ({
+      (GstBufferPool *) gst_object_ref (pool), gst_caps_ref (caps),
+      memory_type});
   return pool;
 }
 
@@ -743,7 +797,6 @@ gst_zc_video_plane_rows (const GstVideoInfo * info, guint plane)
       GST_VIDEO_INFO_HEIGHT (info));
 }
 
-#if GST_ZC_HAVE_CUDA
 static GstZcMemory *
 gpu_memory_of (GstBuffer * buf, gint device)
 {
@@ -758,7 +811,6 @@ gpu_memory_of (GstBuffer * buf, gint device)
     return NULL;
   return zm;
 }
-#endif
 
 /**
  * gst_zc_base_transform_copy_frame_gpu:
@@ -777,18 +829,14 @@ static gboolean
 gst_zc_base_transform_copy_frame_gpu (GstZcBaseTransform * self,
     GstBuffer * inbuf, GstBuffer * outbuf)
 {
-#if GST_ZC_HAVE_CUDA
   auto *priv = get_priv (self);
   const GstVideoInfo *info = &priv->in_info;
-  auto stream = (cudaStream_t) priv->stream;
   gint dev = gst_zc_context_get_device_id (priv->context);
   GstZcMemory *in_mem = gpu_memory_of (inbuf, dev);
   GstZcMemory *out_mem = gpu_memory_of (outbuf, dev);
   GstVideoFrame in_frame;
-  cudaError_t err = cudaSuccess;
-  bool foreign_pinned = false;
 
-  if (!out_mem || !stream) {
+  if (!out_mem || !priv->stream) {
     GST_ELEMENT_ERROR (self, CORE, FAILED,
         ("Internal error: GPU copy into memory that is not this device's"),
         (NULL));
@@ -800,59 +848,99 @@ gst_zc_base_transform_copy_frame_gpu (GstZcBaseTransform * self,
     return FALSE;
   }
 
-  gst_zc::DeviceScope scope (dev);
-  bool ok = scope.ok () && gst_zc_memory_prepare_gpu (out_mem, stream) &&
-      (!in_mem || gst_zc_memory_prepare_gpu (in_mem, stream));
+  GstZcGpuPlaneCopy planes[GST_VIDEO_MAX_PLANES];
+  guint n = GST_VIDEO_INFO_N_PLANES (info);
   auto *dst = (guint8 *) gst_zc_memory_get_device_pointer (out_mem);
   const guint8 *src = in_mem ?
       (const guint8 *) gst_zc_memory_get_device_pointer (in_mem) : NULL;
-  for (guint i = 0; ok && i < GST_VIDEO_INFO_N_PLANES (info); i++) {
-    gsize in_off = 0, in_stride, out_off, out_stride;
-    const guint8 *s;
-    gst_zc_video_plane_layout (outbuf, info, i, &out_off, &out_stride);
+  for (guint i = 0; i < n; i++) {
+    gsize in_off = 0, out_off;
+    GstZcGpuPlaneCopy & p = planes[i];
+    gst_zc_video_plane_layout (outbuf, info, i, &out_off, &p.dst_stride);
+    p.dst = dst + out_off;
     if (in_mem) {
-      gst_zc_video_plane_layout (inbuf, info, i, &in_off, &in_stride);
-      s = src + in_off;
+      gst_zc_video_plane_layout (inbuf, info, i, &in_off, &p.src_stride);
+      p.src = src + in_off;
     } else {
-      s = (const guint8 *) GST_VIDEO_FRAME_PLANE_DATA (&in_frame, i);
-      in_stride = GST_VIDEO_FRAME_PLANE_STRIDE (&in_frame, i);
+      p.src = (const guint8 *) GST_VIDEO_FRAME_PLANE_DATA (&in_frame, i);
+      p.src_stride = GST_VIDEO_FRAME_PLANE_STRIDE (&in_frame, i);
     }
-    err = cudaMemcpy2DAsync (dst + out_off, out_stride, s, in_stride,
-        gst_zc_video_plane_row_bytes (info, i), gst_zc_video_plane_rows (info,
-            i), cudaMemcpyDefault, stream);
-    ok = err == cudaSuccess;
+    p.row_bytes = gst_zc_video_plane_row_bytes (info, i);
+    p.rows = gst_zc_video_plane_rows (info, i);
   }
-  if (ok && !in_mem) {
-    /* From pageable memory the call returns once the source is staged;
-     * from someone else's pinned memory it does not, and that buffer is
-     * released when we return. */
-    cudaPointerAttributes attr;
-    foreign_pinned = cudaPointerGetAttributes (&attr,
-        GST_VIDEO_FRAME_PLANE_DATA (&in_frame, 0)) == cudaSuccess &&
-        attr.type != cudaMemoryTypeUnregistered;
-    cudaGetLastError ();
-  }
-  ok = ok && gst_zc_memory_set_gpu_fence (out_mem, stream) &&
-      (!in_mem || gst_zc_memory_set_gpu_fence (in_mem, stream));
-  if (ok && foreign_pinned)
-    ok = gst_zc_memory_wait_cpu (out_mem);
+  GstZcGpuResult r = gst_zc_gpu_copy_planes (dev, priv->stream, in_mem,
+      out_mem, planes, n);
   if (!in_mem)
     gst_video_frame_unmap (&in_frame);
-  if (!ok) {
-    if (err == cudaSuccess)
-      err = cudaGetLastError ();
-    GST_ELEMENT_ERROR (self, RESOURCE, FAILED, ("GPU frame copy failed: %s",
-            cudaGetErrorName (err)), ("%s", cudaGetErrorString (err)));
+  if (!r.ok ()) {
+    GST_ELEMENT_ERROR (self, RESOURCE, FAILED, ("%s: %s", r.what,
+            r.name.c_str ()), ("%s", r.detail.c_str ()));
     return FALSE;
   }
   return TRUE;
-#else
-  (void) inbuf;
-  (void) outbuf;
-  GST_ELEMENT_ERROR (self, CORE, NOT_IMPLEMENTED,
-      ("GPU copies need the CUDA backend"), (NULL));
-  return FALSE;
-#endif
+}
+
+/**
+ * gst_zc_base_transform_check_input:
+ * @inbuf: a buffer that arrived on the sink pad
+ *
+ * Checks, before any kernel or copy touches it, that @inbuf holds a whole
+ * frame of the negotiated input caps: every plane, at the offset and stride
+ * its #GstVideoMeta (or the caps) give, ends inside the buffer.
+ *
+ * Returns: %GST_FLOW_OK, or %GST_FLOW_ERROR with one element error posted
+ * that says how short the buffer is
+ */
+GstFlowReturn
+gst_zc_base_transform_check_input (GstZcBaseTransform * self,
+    GstBuffer * inbuf)
+{
+  auto *priv = get_priv (self);
+  const GstVideoInfo *info = &priv->in_info;
+  gsize size = gst_buffer_get_size (inbuf);
+  GstVideoMeta *meta = gst_buffer_get_video_meta (inbuf);
+  guint n = GST_VIDEO_INFO_N_PLANES (info);
+  gsize need = 0;
+  guint worst = 0;
+
+  if (meta && (meta->n_planes != n ||
+          meta->width != (guint) GST_VIDEO_INFO_WIDTH (info) ||
+          meta->height != (guint) GST_VIDEO_INFO_HEIGHT (info))) {
+    GST_ELEMENT_ERROR (self, STREAM, FORMAT,
+        ("Buffer's video meta does not match the caps: %ux%u with %u "
+            "plane(s), the caps say %dx%d %s", meta->width, meta->height,
+            meta->n_planes, GST_VIDEO_INFO_WIDTH (info),
+            GST_VIDEO_INFO_HEIGHT (info), GST_VIDEO_INFO_NAME (info)),
+        ("%" GST_PTR_FORMAT, inbuf));
+    return GST_FLOW_ERROR;
+  }
+  for (guint p = 0; p < n; p++) {
+    gsize off, stride;
+    gst_zc_video_plane_layout (inbuf, info, p, &off, &stride);
+    guint32 rows = gst_zc_video_plane_rows (info, p);
+    guint32 row = gst_zc_video_plane_row_bytes (info, p);
+    if (rows == 0)
+      continue;
+    /* in 64 bits: a meta can hold any offset and stride */
+    guint64 end = (guint64) off + (guint64) stride * (rows - 1) + row;
+    if (stride < row)
+      end = G_MAXUINT64;
+    if (end > need) {
+      need = (gsize) MIN (end, (guint64) G_MAXSIZE);
+      worst = p;
+    }
+  }
+  if (need <= size)
+    return GST_FLOW_OK;
+  GST_ELEMENT_ERROR (self, STREAM, FORMAT,
+      ("Buffer too small for its caps: %" G_GSIZE_FORMAT " bytes, but a "
+          "%dx%d %s frame%s needs %" G_GSIZE_FORMAT, size,
+          GST_VIDEO_INFO_WIDTH (info), GST_VIDEO_INFO_HEIGHT (info),
+          GST_VIDEO_INFO_NAME (info), meta ? " with this buffer's video meta"
+          : "", need),
+      ("plane %u ends past the end of the buffer; refusing it before any "
+          "kernel or copy reads it", worst));
+  return GST_FLOW_ERROR;
 }
 
 /* Whether @buf is one memory of device type */

@@ -56,6 +56,9 @@ gboolean gst_zc_base_transform_decide_zc_pool (GstZcBaseTransform * self,
 gboolean gst_zc_base_transform_propose_zc_pool (GstZcBaseTransform * self,
     GstQuery * query, GstZcMemoryType memory_type);
 
+GstFlowReturn gst_zc_base_transform_check_input (GstZcBaseTransform * self,
+    GstBuffer * inbuf);
+
 GstFlowReturn gst_zc_base_transform_copy_frame (GstZcBaseTransform * self,
     GstBuffer * inbuf, GstBuffer * outbuf);
 

@@ -52,7 +52,7 @@ struct _GstZcDownload
   /* streaming thread only */
   gboolean downstream_video_meta;
   /* mapped memory that device-memory frames are copied into, made at the
-   * first such frame and kept until stop */
+   * first such frame for the current caps, dropped when they change */
   GstBufferPool *staging_pool;
 };
 
@@ -161,6 +161,10 @@ gst_zc_download_prepare_output_buffer (GstBaseTransform * trans,
 {
   auto *self = GST_ZC_DOWNLOAD (trans);
 
+  GstFlowReturn check = gst_zc_base_transform_check_input
+      (GST_ZC_BASE_TRANSFORM (trans), inbuf);
+  if (check != GST_FLOW_OK)
+    return check;
   if (gst_zc_buffer_is_device_memory (inbuf) &&
       gst_zc_base_transform_uses_gpu (GST_ZC_BASE_TRANSFORM (trans))) {
     GstFlowReturn ret = acquire_staging (self, outbuf);
@@ -194,15 +198,41 @@ gst_zc_download_transform (GstBaseTransform * trans, GstBuffer * inbuf,
   return gst_zc_base_transform_copy_frame (base, inbuf, outbuf);
 }
 
-static gboolean
-gst_zc_download_stop (GstBaseTransform * trans)
+static void
+drop_staging (GstZcDownload * self)
 {
-  auto *self = GST_ZC_DOWNLOAD (trans);
-
   if (self->staging_pool) {
     gst_buffer_pool_set_active (self->staging_pool, FALSE);
     gst_clear_object (&self->staging_pool);
   }
+}
+
+/* The staging pool holds frames of the output caps: new caps, new pool
+ * (buffers of the old one still downstream keep it alive until they
+ * return) */
+static gboolean
+gst_zc_download_set_info (GstZcBaseTransform * base, GstCaps *,
+    GstVideoInfo *, GstCaps *, GstVideoInfo * out_info)
+{
+  auto *self = GST_ZC_DOWNLOAD (base);
+  if (self->staging_pool) {
+    GstStructure *config = gst_buffer_pool_get_config (self->staging_pool);
+    GstCaps *caps = NULL;
+    gst_buffer_pool_config_get_params (config, &caps, NULL, NULL, NULL);
+    GstVideoInfo info;
+    bool same = caps && gst_video_info_from_caps (&info, caps) &&
+        gst_video_info_is_equal (&info, out_info);
+    gst_structure_free (config);
+    if (!same)
+      drop_staging (self);
+  }
+  return TRUE;
+}
+
+static gboolean
+gst_zc_download_stop (GstBaseTransform * trans)
+{
+  drop_staging (GST_ZC_DOWNLOAD (trans));
   return GST_BASE_TRANSFORM_CLASS (gst_zc_download_parent_class)->stop (trans);
 }
 
@@ -233,6 +263,9 @@ gst_zc_download_class_init (GstZcDownloadClass * klass)
       GST_DEBUG_FUNCPTR (gst_zc_download_prepare_output_buffer);
   trans_class->transform = GST_DEBUG_FUNCPTR (gst_zc_download_transform);
   trans_class->stop = GST_DEBUG_FUNCPTR (gst_zc_download_stop);
+
+  GST_ZC_BASE_TRANSFORM_CLASS (klass)->set_info =
+      GST_DEBUG_FUNCPTR (gst_zc_download_set_info);
 
   GST_DEBUG_CATEGORY_INIT (gst_zc_download_debug, "zcdownload", 0,
       "zero-copy CUDA download");

@@ -121,6 +121,11 @@ gst_zc_upload_prepare_output_buffer (GstBaseTransform * trans,
 {
   auto *base = GST_ZC_BASE_TRANSFORM (trans);
 
+  /* a short frame is refused here, before it is forwarded as zero-copy or
+   * copied */
+  GstFlowReturn ret = gst_zc_base_transform_check_input (base, inbuf);
+  if (ret != GST_FLOW_OK)
+    return ret;
   if (is_direct (base, inbuf)) {
     *outbuf = inbuf;
     return GST_FLOW_OK;

@@ -287,9 +287,13 @@ GST_START_TEST (test_filter_converts_format_and_size_from_caps)
           "format=I420,width=66,height=34", GST_VIDEO_FORMAT_I420, 66, 34},
     {GST_VIDEO_FORMAT_BGRx, 40, 30, "video/x-raw(memory:CUDAZeroCopy),"
           "format=P010_10LE", GST_VIDEO_FORMAT_P010_10LE, 40, 30},
-    /* only the width given: the height keeps the aspect ratio */
+    /* only the width given: as in videoconvertscale, the height stays and
+     * the pixel aspect ratio (free downstream) keeps the picture's shape */
     {GST_VIDEO_FORMAT_I420, 64, 36, "video/x-raw(memory:CUDAZeroCopy),"
-          "width=32", GST_VIDEO_FORMAT_I420, 32, 18},
+          "width=32", GST_VIDEO_FORMAT_I420, 32, 36},
+    /* with square pixels asked for, the height follows the width */
+    {GST_VIDEO_FORMAT_I420, 64, 36, "video/x-raw(memory:CUDAZeroCopy),"
+          "width=32,pixel-aspect-ratio=1/1", GST_VIDEO_FORMAT_I420, 32, 18},
   };
   for (auto & c:cases) {
     GstBuffer *in;

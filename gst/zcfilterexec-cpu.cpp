@@ -1,0 +1,162 @@
+/* gst-zerocopy
+ * SPDX-License-Identifier: LGPL-2.1-or-later
+ */
+/*
+ * zcfilter's CPU backend: the kernels' CPU twins on mapped video frames,
+ * scratch frames in host memory between passes.
+ */
+#ifdef HAVE_CONFIG_H
+#include "config.h"
+#endif
+
+#include "zcfilterexec.h"
+
+#include <gst/zerocopy/gstzcgpupasses-private.h>
+
+#include <vector>
+
+namespace zcfilter {
+
+GstFlowReturn
+post_pass_error (GstZcBaseTransform * element, const gchar * what,
+    bool not_supported, const gchar * detail)
+{
+  if (not_supported) {
+    GST_ELEMENT_ERROR (element, STREAM, NOT_IMPLEMENTED,
+        ("%s: this combination is not implemented", what), ("%s", detail));
+  } else {
+    GST_ELEMENT_ERROR (element, STREAM, FAILED,
+        ("%s: invalid request (crop, borders or effect out of range)", what),
+        ("%s", detail));
+  }
+  return GST_FLOW_ERROR;
+}
+
+static void
+frame_desc_planes (GstVideoFrame * frame, const zc::FrameDesc & like,
+    zc::FrameDesc * d)
+{
+  *d = like;
+  for (guint p = 0; p < GST_VIDEO_FRAME_N_PLANES (frame) && p < 3; p++) {
+    d->planes[p] = (uint8_t *) GST_VIDEO_FRAME_PLANE_DATA (frame, p);
+    d->strides[p] = (size_t) GST_VIDEO_FRAME_PLANE_STRIDE (frame, p);
+  }
+}
+
+class CpuExecutor:public FrameExecutor
+{
+public:
+  explicit CpuExecutor (GstZcBaseTransform * element):element_ (element)
+  {
+  }
+
+  void reset () override
+  {
+    scratch_.clear ();
+    scratch_.shrink_to_fit ();
+  }
+
+  GstFlowReturn run (const FramePlanner & planner, const FramePlan & plan,
+      GstBuffer * inbuf, GstBuffer * outbuf) override;
+
+private:
+  GstZcBaseTransform *element_;
+  std::vector < guint8 > scratch_;      /* frames between passes */
+};
+
+GstFlowReturn
+CpuExecutor::run (const FramePlanner & planner, const FramePlan & plan,
+    GstBuffer * inbuf, GstBuffer * outbuf)
+{
+  GstZcBaseTransform *self = element_;
+  bool in_place = inbuf == outbuf;
+  GstVideoFrame in_frame, out_frame;
+  /* gst_video_frame_map() takes a non-const info before GStreamer 1.20 */
+  GstVideoInfo in_info = *planner.in_info ();
+  GstVideoInfo out_info = *planner.out_info ();
+
+  if (!gst_video_frame_map (&out_frame, &out_info, outbuf, (GstMapFlags)
+          (in_place ? GST_MAP_READWRITE : GST_MAP_WRITE))) {
+    GST_ELEMENT_ERROR (self, RESOURCE, WRITE, ("Could not map the frame"),
+        (NULL));
+    return GST_FLOW_ERROR;
+  }
+  if (!in_place && !gst_video_frame_map (&in_frame, &in_info, inbuf,
+          GST_MAP_READ)) {
+    gst_video_frame_unmap (&out_frame);
+    GST_ELEMENT_ERROR (self, RESOURCE, READ, ("Could not map the frame"),
+        (NULL));
+    return GST_FLOW_ERROR;
+  }
+  GstVideoFrame *src_frame = in_place ? &out_frame : &in_frame;
+  GstFlowReturn ret = GST_FLOW_OK;
+
+  if (plan.pass == Pass::LUT) {
+    zc::PlaneJob jobs[3];
+    guint n = MIN (planner.n_lut_planes (), 3u);
+    for (guint p = 0; p < n; p++) {
+      jobs[p] = { (const uint8_t *) GST_VIDEO_FRAME_PLANE_DATA (src_frame, p),
+        (uint8_t *) GST_VIDEO_FRAME_PLANE_DATA (&out_frame, p),
+        (size_t) GST_VIDEO_FRAME_PLANE_STRIDE (src_frame, p),
+        (size_t) GST_VIDEO_FRAME_PLANE_STRIDE (&out_frame, p),
+        gst_zc_video_plane_row_bytes (&in_info, p),
+        gst_zc_video_plane_rows (&in_info, p) };
+    }
+    zc::apply_lut_cpu_planes (jobs, planner.luts (), n, 0);
+  } else {
+    const zc::FrameDesc & like = planner.out_desc ();
+    zc::FrameDesc src, dst, s0, s1;
+    frame_desc_planes (src_frame, planner.in_desc (), &src);
+    frame_desc_planes (&out_frame, like, &dst);
+    int n_passes = plan.spatial ? zc::spatial_n_passes (plan.sp) : 0;
+    /* the converted frame before the spatial passes, and one more between
+     * two spatial passes */
+    guint n_scratch = (plan.convert && plan.spatial ? 1 : 0) +
+        (n_passes > 1 ? 1 : 0);
+    gsize frame_bytes = gst_zc_frame_layout (like.fmt, like.width,
+        like.height, nullptr, &s0);
+    if (scratch_.size () < frame_bytes * n_scratch)
+      scratch_.resize (frame_bytes * n_scratch);
+    guint next = 0;
+    auto scratch_frame =[&](zc::FrameDesc * d) {
+      *d = like;
+      gst_zc_frame_layout (like.fmt, like.width, like.height,
+          scratch_.data () + frame_bytes * next++, d);
+    };
+    bool ok = true;
+    const char *what = "Conversion";
+    const zc::FrameDesc *spatial_src = &src;
+    if (plan.convert) {
+      if (plan.spatial) {
+        scratch_frame (&s0);
+        spatial_src = &s0;
+      }
+      ok = zc::convert_cpu (src, plan.spatial ? s0 : dst, plan.cp, 0);
+    }
+    if (ok && plan.spatial) {
+      const zc::FrameDesc *tmp = nullptr;
+      if (n_passes > 1) {
+        scratch_frame (&s1);
+        tmp = &s1;
+      }
+      what = "Spatial effect";
+      ok = zc::spatial_cpu (*spatial_src, dst, tmp, plan.sp, 0);
+    }
+    if (!ok)
+      ret = post_pass_error (self, what, plan.cp.sampling ==
+          zc::Sampling::Bicubic, "the CPU backend refused the request");
+  }
+
+  if (!in_place)
+    gst_video_frame_unmap (&in_frame);
+  gst_video_frame_unmap (&out_frame);
+  return ret;
+}
+
+std::unique_ptr < FrameExecutor > make_cpu_executor (GstZcBaseTransform *
+    element)
+{
+  return std::unique_ptr < FrameExecutor > (new CpuExecutor (element));
+}
+
+} /* namespace zcfilter */
