@@ -19,11 +19,12 @@ tests)
   grep -E "^ *[0-9]+/[0-9]+ |^(Ok|Fail|Skipped|Timeout):" "$out/test.log"
   grep -E "Checks:|[0-9]+ passed, [0-9]+ failed" "$b"/meson-logs/testlog.txt
   cp "$b"/meson-logs/testlog.txt "$out/testlog.txt"
-  # compute-sanitizer on one pipeline test program and the GPU filter suite,
-  # with the environment meson gives them
-  for t in elements/pipelines gpu/zcfilter-gpu; do
+  # compute-sanitizer on one pipeline test program, the GPU filter suite
+  # and zcfilter's property races (a second per property: the sanitizer is
+  # slow), with the environment meson gives them
+  for t in elements/pipelines gpu/zcfilter-gpu elements/zcfilter-robust; do
     log=$out/sanitizer-${t//\//-}.log
-    meson test -C "$b" --no-rebuild --wrapper \
+    ZC_RACE_SECONDS=${ZC_RACE_SECONDS:-1} meson test -C "$b" --no-rebuild --wrapper \
       "compute-sanitizer --tool memcheck --leak-check full --error-exitcode 3 --log-file $log.san" \
       "$t" > "$log" 2>&1
     echo "compute-sanitizer $t: rc=$? $(grep -h 'ERROR SUMMARY' "$log.san" | tail -n1)"
