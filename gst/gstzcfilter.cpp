@@ -38,6 +38,13 @@
  * alone on an RGB or GRAY8 frame runs a table kernel in place when the
  * frame is writable and already in the memory downstream asked for.
  *
+ * Each frame is planned once from one snapshot of the properties: a
+ * property set while playing (from a UI thread, or a controller binding)
+ * takes the next frame whole. Effects apply without renegotiation; crop and
+ * orientation renegotiate the output caps, as videocrop and videoflip do.
+ * Fixation follows videoconvertscale (display aspect ratio kept, closest
+ * format). Bilinear and bicubic shrink at most 64 times per axis.
+ *
  * Kernels are queued on the element's own CUDA stream after the input's
  * fence and record the output's fence; the streaming thread never waits
  * for the GPU. On a discrete GPU a zcfilter asks an upstream zcfilter for
