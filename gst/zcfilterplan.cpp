@@ -631,17 +631,22 @@ fixate_size (const Geometry & geometry, GstPadDirection direction,
 
   if (h || w) {
     bool have_h = h != 0;
-    if (par_fixed) {
-      /* the other side from the display ratio and the given par */
-      if (!frac_mul_div (dar_n, dar_d, 1, 1, par_n, par_d, &n, &d)) {
-        n = from_w;
-        d = from_h;
+    /* the side not given, from the display ratio and a pixel aspect
+     * ratio */
+    auto derive_other =[&](gint pn, gint pd) {
+      gint sn, sd;
+      if (!frac_mul_div (dar_n, dar_d, 1, 1, pn, pd, &sn, &sd)) {
+        sn = from_w;
+        sd = from_h;
       }
       if (have_h)
-        w = fixate_int (outs, "width", scale_round (h, n, d));
+        w = fixate_int (outs, "width", scale_round (h, sn, sd));
       else
-        h = fixate_int (outs, "height", scale_round (w, d, n));
-      finish (w, h, par_n, par_d);
+        h = fixate_int (outs, "height", scale_round (w, sd, sn));
+      finish (w, h, pn, pd);
+    };
+    if (par_fixed) {
+      derive_other (par_n, par_d);
       return;
     }
     /* keep the input's other side and adjust the par, if allowed */
@@ -659,15 +664,7 @@ fixate_size (const Geometry & geometry, GstPadDirection direction,
       return;
     }
     /* else the side that keeps the ratio with the par that was allowed */
-    if (!frac_mul_div (dar_n, dar_d, 1, 1, set_n, set_d, &n, &d)) {
-      n = from_w;
-      d = from_h;
-    }
-    if (have_h)
-      w = fixate_int (outs, "width", scale_round (h, n, d));
-    else
-      h = fixate_int (outs, "height", scale_round (w, d, n));
-    finish (w, h, set_n, set_d);
+    derive_other (set_n, set_d);
     return;
   }
 
