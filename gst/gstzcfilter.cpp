@@ -894,19 +894,23 @@ gst_zc_filter_class_init (GstZcFilterClass * klass)
           DEFAULT_ADD_BORDERS, flags));
   g_object_class_install_property (gobject_class, PROP_CROP_LEFT,
       g_param_spec_int ("crop-left", "Crop left",
-          "Columns removed on the left, after the buffer's GstVideoCropMeta",
+          "Columns removed on the left, after the buffer's GstVideoCropMeta (a change while "
+          "playing renegotiates the output size)",
           0, G_MAXINT, DEFAULT_CROP, flags));
   g_object_class_install_property (gobject_class, PROP_CROP_RIGHT,
       g_param_spec_int ("crop-right", "Crop right",
-          "Columns removed on the right, after the buffer's GstVideoCropMeta",
+          "Columns removed on the right, after the buffer's GstVideoCropMeta (a change while "
+          "playing renegotiates the output size)",
           0, G_MAXINT, DEFAULT_CROP, flags));
   g_object_class_install_property (gobject_class, PROP_CROP_TOP,
       g_param_spec_int ("crop-top", "Crop top",
-          "Rows removed at the top, after the buffer's GstVideoCropMeta",
+          "Rows removed at the top, after the buffer's GstVideoCropMeta (a change while "
+          "playing renegotiates the output size)",
           0, G_MAXINT, DEFAULT_CROP, flags));
   g_object_class_install_property (gobject_class, PROP_CROP_BOTTOM,
       g_param_spec_int ("crop-bottom", "Crop bottom",
-          "Rows removed at the bottom, after the buffer's GstVideoCropMeta",
+          "Rows removed at the bottom, after the buffer's GstVideoCropMeta (a change while "
+          "playing renegotiates the output size)",
           0, G_MAXINT, DEFAULT_CROP, flags));
   g_object_class_override_property (gobject_class, PROP_VIDEO_DIRECTION,
       "video-direction");
