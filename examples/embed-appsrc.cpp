@@ -28,6 +28,7 @@
 #include <gst/app/app.h>
 #include <gst/video/video.h>
 
+#include <initializer_list>
 #include <mutex>
 
 namespace {

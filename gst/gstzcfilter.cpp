@@ -75,6 +75,7 @@
 #include "zcfilterexec.h"
 #include "zcfilterplan.h"
 
+#include <initializer_list>
 #include <mutex>
 
 GST_DEBUG_CATEGORY_STATIC (gst_zc_filter_debug);
