@@ -68,13 +68,16 @@ GST_START_TEST (test_chain_inverts_without_copies)
         stats.c_str ());
     fail_unless (zc_test_stat (e, "bytes-copied") == 0, "%s: %s", n,
         stats.c_str ());
-    fail_unless_equals_string (zc_test_stat_string (e, "backend").c_str (),
-        zc_test_expected_backend ());
+    /* The stats strings are named: fail_unless_equals_string keeps the
+     * pointer past the end of the full expression, which would free a
+     * temporary std::string */
+    std::string backend = zc_test_stat_string (e, "backend");
+    fail_unless_equals_string (backend.c_str (), zc_test_expected_backend ());
     if (!zc_test_have_gpu ()) {
-      fail_unless_equals_string (zc_test_stat_string (e, "memory-type").c_str
-          (), "system");
-      fail_unless_equals_string (zc_test_stat_string (e,
-              "device-name").c_str (), "CPU");
+      std::string memory_type = zc_test_stat_string (e, "memory-type");
+      fail_unless_equals_string (memory_type.c_str (), "system");
+      std::string device_name = zc_test_stat_string (e, "device-name");
+      fail_unless_equals_string (device_name.c_str (), "CPU");
     } else {
       fail_if (zc_test_stat_string (e, "memory-type") == "system");
     }
@@ -523,10 +526,10 @@ GST_START_TEST (test_error_gpu_memory_types_without_gpu)
       GstElement *p = zc_test_parse (desc);
       zc_test_play_to_eos (p);
       GstElement *f = zc_test_get_by_name (p, "f");
-      fail_unless_equals_string (zc_test_stat_string (f,
-              "memory-type").c_str (), t);
-      fail_unless_equals_string (zc_test_stat_string (f, "backend").c_str (),
-          "cuda");
+      std::string memory_type = zc_test_stat_string (f, "memory-type");
+      fail_unless_equals_string (memory_type.c_str (), t);
+      std::string backend = zc_test_stat_string (f, "backend");
+      fail_unless_equals_string (backend.c_str (), "cuda");
       gst_object_unref (f);
       gst_element_set_state (p, GST_STATE_NULL);
       gst_object_unref (p);
@@ -558,8 +561,8 @@ GST_START_TEST (test_cpu_fallback_posts_one_warning)
   const gchar *names[] = { "up", "f", "down" };
   for (const gchar * n:names) {
     GstElement *e = zc_test_get_by_name (p, n);
-    fail_unless_equals_string (zc_test_stat_string (e, "backend").c_str (),
-        zc_test_expected_backend ());
+    std::string backend = zc_test_stat_string (e, "backend");
+    fail_unless_equals_string (backend.c_str (), zc_test_expected_backend ());
     gst_object_unref (e);
   }
   gst_element_set_state (p, GST_STATE_NULL);

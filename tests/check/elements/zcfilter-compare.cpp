@@ -64,6 +64,43 @@ fmt_name (GstVideoFormat f)
   return gst_video_format_to_string (f);
 }
 
+/* The samples deeper than 8 bits (GRAY16_LE, P010_10LE, I420_10LE) are
+ * little-endian 16-bit words. They are read and written a byte at a time:
+ * a guint16 access through a cast pointer (what GST_READ_UINT16_LE does on
+ * x86) is undefined behaviour where the address is odd, and UBSan reports
+ * it. */
+static inline guint
+read_le16 (const guint8 * p)
+{
+  return (guint) p[0] | ((guint) p[1] << 8);
+}
+
+static inline void
+write_le16 (guint8 * p, guint v)
+{
+  p[0] = v & 0xff;
+  p[1] = (v >> 8) & 0xff;
+}
+
+/* The first byte of component @c's sample at (@x, @y), in its own samples.
+ * Not GST_VIDEO_FRAME_COMP_DATA: GStreamer's format table (1.22, and main
+ * still) gives P010_10LE's V (and P012's, P016's) a pixel offset of 1 byte,
+ * NV12's, which is the high byte of U; V's 16-bit sample is at byte 2 of
+ * the 4-byte U,V pair. A sample deeper than 8 bits starts on an even byte,
+ * so an odd offset there counts in samples. */
+static guint8 *
+comp_sample (const GstVideoFrame * f, guint c, gint x, gint y)
+{
+  const GstVideoFormatInfo *finfo = f->info.finfo;
+  gsize off = GST_VIDEO_FORMAT_INFO_POFFSET (finfo, c);
+  if (GST_VIDEO_FORMAT_INFO_DEPTH (finfo, c) > 8 && (off & 1))
+    off *= 2;
+  return (guint8 *) GST_VIDEO_FRAME_PLANE_DATA (f,
+      GST_VIDEO_FORMAT_INFO_PLANE (finfo, c)) + off +
+      (gsize) y * GST_VIDEO_FRAME_COMP_STRIDE (f, c) +
+      (gsize) x * GST_VIDEO_FRAME_COMP_PSTRIDE (f, c);
+}
+
 /* Random samples in every component of every pixel, each a valid code
  * value of its depth (10-bit formats: the unused bits zero, as a camera
  * writes them); padding bytes random too. */
@@ -80,14 +117,11 @@ fill_random_frame (GstBuffer * buffer, const GstVideoInfo * info, guint32 seed)
   for (guint c = 0; c < GST_VIDEO_FRAME_N_COMPONENTS (&f); c++) {
     const guint depth = GST_VIDEO_FORMAT_INFO_DEPTH (finfo, c);
     const guint shift = GST_VIDEO_FORMAT_INFO_SHIFT (finfo, c);
-    const gint ps = GST_VIDEO_FRAME_COMP_PSTRIDE (&f, c);
-    const gint st = GST_VIDEO_FRAME_COMP_STRIDE (&f, c);
-    guint8 *d = (guint8 *) GST_VIDEO_FRAME_COMP_DATA (&f, c);
     for (gint y = 0; y < GST_VIDEO_FRAME_COMP_HEIGHT (&f, c); y++) {
       for (gint x = 0; x < GST_VIDEO_FRAME_COMP_WIDTH (&f, c); x++) {
-        guint8 *p = d + (gsize) y * st + (gsize) x * ps;
-        guint v = GST_READ_UINT16_LE (p) & ((1u << depth) - 1);
-        GST_WRITE_UINT16_LE (p, v << shift);
+        guint8 *p = comp_sample (&f, c, x, y);
+        guint v = read_le16 (p) & ((1u << depth) - 1);
+        write_le16 (p, v << shift);
       }
     }
   }
@@ -217,13 +251,11 @@ struct FrameDiff
 static guint
 read_comp (const GstVideoFrame * f, guint c, gint x, gint y)
 {
-  const guint8 *p = (const guint8 *) GST_VIDEO_FRAME_COMP_DATA (f, c) +
-      (gsize) y * GST_VIDEO_FRAME_COMP_STRIDE (f, c) +
-      (gsize) x * GST_VIDEO_FRAME_COMP_PSTRIDE (f, c);
+  const guint8 *p = comp_sample (f, c, x, y);
   const guint depth = GST_VIDEO_FRAME_COMP_DEPTH (f, c);
   if (depth <= 8)
     return *p;
-  return (GST_READ_UINT16_LE (p) >> GST_VIDEO_FORMAT_INFO_SHIFT (f->info.finfo,
+  return (read_le16 (p) >> GST_VIDEO_FORMAT_INFO_SHIFT (f->info.finfo,
           c)) & ((1u << depth) - 1);
 }
 

@@ -80,8 +80,10 @@ check_videotestsrc_zero_copies (const gchar * caps_str)
       stats.c_str ());
   fail_unless (zc_test_stat (up, "bytes-copied") == 0, "%s: %s", caps_str,
       stats.c_str ());
-  fail_unless_equals_string (zc_test_stat_string (up, "backend").c_str (),
-      zc_test_expected_backend ());
+  /* Named: fail_unless_equals_string keeps the pointer past the end of
+   * the full expression, which would free a temporary std::string */
+  std::string backend = zc_test_stat_string (up, "backend");
+  fail_unless_equals_string (backend.c_str (), zc_test_expected_backend ());
   gst_object_unref (up);
 
   gst_element_set_state (p, GST_STATE_NULL);
