@@ -10,6 +10,8 @@
  */
 #include "../zccheck.h"
 
+#include <gst/app/app.h>
+
 #include <gst/app/gstappsink.h>
 
 #if GST_ZC_HAVE_CUDA
@@ -252,6 +254,64 @@ GST_START_TEST (test_device_mode_copies_in_and_out)
 
 GST_END_TEST;
 
+/* zcdownload copies device-memory frames into a staging pool of the output
+ * caps: after a renegotiation to a larger frame, the new frames are whole
+ * (a staging pool kept from the old caps would be too small) */
+GST_START_TEST (test_device_staging_follows_a_caps_change)
+{
+  GstElement *p = zc_test_parse ("appsrc name=src format=time ! "
+      "zcupload memory-type=device ! zcdownload name=down memory-type=device "
+      "! appsink name=sink sync=false");
+  GstElement *src = zc_test_get_by_name (p, "src");
+  GstElement *sink = zc_test_get_by_name (p, "sink");
+  fail_unless_equals_int (gst_element_set_state (p, GST_STATE_PLAYING),
+      GST_STATE_CHANGE_ASYNC);
+  const gint sizes[][2] = { {64, 48}, {160, 120}, {64, 48} };
+  guint32 seed = 1;
+  for (auto & sz:sizes) {
+    GstCaps *caps = zc_test_raw_caps (GST_VIDEO_FORMAT_RGBA, sz[0], sz[1]);
+    g_object_set (src, "caps", caps, NULL);
+    GstVideoInfo info;
+    gst_video_info_from_caps (&info, caps);
+    gst_caps_unref (caps);
+    for (int i = 0; i < 3; i++, seed++) {
+      GstBuffer *in = gst_buffer_new_allocate (NULL, info.size, NULL);
+      zc_test_fill_random (in, seed);
+      GST_BUFFER_PTS (in) = seed * GST_MSECOND;
+      fail_unless_equals_int (gst_app_src_push_buffer (GST_APP_SRC (src),
+              gst_buffer_ref (in)), GST_FLOW_OK);
+      GstSample *sample = gst_app_sink_pull_sample (GST_APP_SINK (sink));
+      fail_unless (sample != NULL, "%dx%d: no frame", sz[0], sz[1]);
+      GstVideoInfo oi;
+      fail_unless (gst_video_info_from_caps (&oi,
+              gst_sample_get_caps (sample)));
+      fail_unless_equals_int (GST_VIDEO_INFO_WIDTH (&oi), sz[0]);
+      GstVideoFrame fin, fout;
+      fail_unless (gst_video_frame_map (&fin, &info, in, GST_MAP_READ));
+      fail_unless (gst_video_frame_map (&fout, &oi,
+              gst_sample_get_buffer (sample), GST_MAP_READ));
+      std::string diff = zc_test_compare_identical (&fin, &fout, "staged");
+      gst_video_frame_unmap (&fout);
+      gst_video_frame_unmap (&fin);
+      fail_unless (diff.empty (), "%dx%d frame %d: %s", sz[0], sz[1], i,
+          diff.c_str ());
+      gst_sample_unref (sample);
+      gst_buffer_unref (in);
+    }
+  }
+  GstElement *down = zc_test_get_by_name (p, "down");
+  fail_unless (zc_test_stat (down, "copied-buffers") == 9, "%s",
+      zc_test_stats_to_string (down).c_str ());
+  gst_object_unref (down);
+  gst_app_src_end_of_stream (GST_APP_SRC (src));
+  gst_element_set_state (p, GST_STATE_NULL);
+  gst_object_unref (src);
+  gst_object_unref (sink);
+  gst_object_unref (p);
+}
+
+GST_END_TEST;
+
 #if GST_ZC_HAVE_CUDA
 GST_START_TEST (test_device_memory_cpu_map_round_trip)
 {
@@ -306,6 +366,7 @@ chains_gpu_suite (void)
   tcase_add_test (tc, test_chain_of_three_keeps_device_memory_between_steps);
   tcase_add_test (tc, test_single_filter_works_in_place_on_mapped_memory);
   tcase_add_test (tc, test_device_mode_copies_in_and_out);
+  tcase_add_test (tc, test_device_staging_follows_a_caps_change);
 #if GST_ZC_HAVE_CUDA
   tcase_add_test (tc, test_device_memory_cpu_map_round_trip);
 #endif
