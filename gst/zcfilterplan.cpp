@@ -604,6 +604,27 @@ fixate_size (const Geometry & geometry, GstPadDirection direction,
       gst_structure_remove_field (outs, "pixel-aspect-ratio");
   };
 
+  /* width / height of the display ratio in pixels of @pn/@pd (the input's
+   * shape when that overflows) */
+  auto ratio_for_par =[&](gint pn, gint pd, gint * rn, gint * rd) {
+    if (!frac_mul_div (dar_n, dar_d, 1, 1, pn, pd, rn, rd)) {
+      *rn = from_w;
+      *rd = from_h;
+    }
+  };
+  /* the par of @tmp nearest the one that keeps the display ratio at @pw x
+   * @ph; whether it is that one */
+  auto allowed_par =[&](GstStructure * tmp, gint pw, gint ph, gint * pn,
+      gint * pd) {
+    gint n, d;
+    if (!frac_mul_div (dar_n, dar_d, ph, 1, pw, 1, &n, &d)) {
+      n = 1;
+      d = 1;
+    }
+    fixate_par (tmp, n, d, pn, pd);
+    return *pn == n && *pd == d;
+  };
+
   gint w = 0, h = 0;
   gst_structure_get_int (outs, "width", &w);
   gst_structure_get_int (outs, "height", &h);
@@ -635,10 +656,7 @@ fixate_size (const Geometry & geometry, GstPadDirection direction,
      * ratio */
     auto derive_other =[&](gint pn, gint pd) {
       gint sn, sd;
-      if (!frac_mul_div (dar_n, dar_d, 1, 1, pn, pd, &sn, &sd)) {
-        sn = from_w;
-        sd = from_h;
-      }
+      ratio_for_par (pn, pd, &sn, &sd);
       if (have_h)
         w = fixate_int (outs, "width", scale_round (h, sn, sd));
       else
@@ -653,13 +671,9 @@ fixate_size (const Geometry & geometry, GstPadDirection direction,
     GstStructure *tmp = gst_structure_copy (outs);
     gint set_w = have_h ? fixate_int (tmp, "width", from_w) : w;
     gint set_h = have_h ? h : fixate_int (tmp, "height", from_h);
-    if (!frac_mul_div (dar_n, dar_d, set_h, 1, set_w, 1, &n, &d)) {
-      n = 1;
-      d = 1;
-    }
-    fixate_par (tmp, n, d, &set_n, &set_d);
+    bool exact = allowed_par (tmp, set_w, set_h, &set_n, &set_d);
     gst_structure_free (tmp);
-    if (set_n == n && set_d == d) {
+    if (exact) {
       finish (set_w, set_h, set_n, set_d);
       return;
     }
@@ -670,10 +684,7 @@ fixate_size (const Geometry & geometry, GstPadDirection direction,
 
   if (par_fixed) {
     /* the scale factor from the par change */
-    if (!frac_mul_div (dar_n, dar_d, 1, 1, par_n, par_d, &n, &d)) {
-      n = from_w;
-      d = from_h;
-    }
+    ratio_for_par (par_n, par_d, &n, &d);
     /* keep the input height (interlacing) ... */
     GstStructure *tmp = gst_structure_copy (outs);
     gint set_h = fixate_int (tmp, "height", from_h);
@@ -710,13 +721,9 @@ fixate_size (const Geometry & geometry, GstPadDirection direction,
   GstStructure *tmp = gst_structure_copy (outs);
   gint set_h = fixate_int (tmp, "height", from_h);
   gint set_w = fixate_int (tmp, "width", from_w);
-  if (!frac_mul_div (dar_n, dar_d, set_h, 1, set_w, 1, &n, &d)) {
-    n = 1;
-    d = 1;
-  }
-  fixate_par (tmp, n, d, &set_n, &set_d);
+  bool exact = allowed_par (tmp, set_w, set_h, &set_n, &set_d);
   gst_structure_free (tmp);
-  if (set_n == n && set_d == d) {
+  if (exact) {
     finish (set_w, set_h, set_n, set_d);
     return;
   }
