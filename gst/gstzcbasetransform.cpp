@@ -903,9 +903,11 @@ gst_zc_base_transform_check_input (GstZcBaseTransform * self,
   gsize need = 0;
   guint worst = 0;
 
+  /* as gst_video_frame_map() has it: the meta's planes are the format's,
+   * and it may describe a larger (padded) frame, not a smaller one */
   if (meta && (meta->n_planes != n ||
-          meta->width != (guint) GST_VIDEO_INFO_WIDTH (info) ||
-          meta->height != (guint) GST_VIDEO_INFO_HEIGHT (info))) {
+          meta->width < (guint) GST_VIDEO_INFO_WIDTH (info) ||
+          meta->height < (guint) GST_VIDEO_INFO_HEIGHT (info))) {
     GST_ELEMENT_ERROR (self, STREAM, FORMAT,
         ("Buffer's video meta does not match the caps: %ux%u with %u "
             "plane(s), the caps say %dx%d %s", meta->width, meta->height,
