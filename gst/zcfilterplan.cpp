@@ -780,31 +780,23 @@ format_loss (const GstVideoFormatInfo * in, const GstVideoFormatInfo * out)
     if (out_flags & GST_VIDEO_FORMAT_FLAG_GRAY)
       loss += COLOR_LOSS;
   }
-  if ((in_flags & GST_VIDEO_FORMAT_FLAG_ALPHA) !=
-      (out_flags & GST_VIDEO_FORMAT_FLAG_ALPHA)) {
-    loss += CHANGE;
-    if (in_flags & GST_VIDEO_FORMAT_FLAG_ALPHA)
-      loss += ALPHA_LOSS;
-  }
-  if (GST_VIDEO_FORMAT_INFO_H_SUB (in, 1) != GST_VIDEO_FORMAT_INFO_H_SUB (out,
-          1)) {
-    loss += CHANGE;
-    if (GST_VIDEO_FORMAT_INFO_H_SUB (in, 1) <
-        GST_VIDEO_FORMAT_INFO_H_SUB (out, 1))
-      loss += CHROMA_H_LOSS;
-  }
-  if (GST_VIDEO_FORMAT_INFO_W_SUB (in, 1) != GST_VIDEO_FORMAT_INFO_W_SUB (out,
-          1)) {
-    loss += CHANGE;
-    if (GST_VIDEO_FORMAT_INFO_W_SUB (in, 1) <
-        GST_VIDEO_FORMAT_INFO_W_SUB (out, 1))
-      loss += CHROMA_W_LOSS;
-  }
-  if (GST_VIDEO_FORMAT_INFO_BITS (in) != GST_VIDEO_FORMAT_INFO_BITS (out)) {
-    loss += CHANGE;
-    if (GST_VIDEO_FORMAT_INFO_BITS (in) > GST_VIDEO_FORMAT_INFO_BITS (out))
-      loss += DEPTH_LOSS;
-  }
+  /* a property that differs costs a change, and more where it is lost */
+  auto weigh =[&loss](bool differs, bool lost, guint lost_cost) {
+    if (differs)
+      loss += CHANGE + (lost ? lost_cost : 0);
+  };
+  const guint alpha = GST_VIDEO_FORMAT_FLAG_ALPHA;
+  weigh ((in_flags & alpha) != (out_flags & alpha), in_flags & alpha,
+      ALPHA_LOSS);
+  guint in_h = GST_VIDEO_FORMAT_INFO_H_SUB (in, 1);
+  guint out_h = GST_VIDEO_FORMAT_INFO_H_SUB (out, 1);
+  weigh (in_h != out_h, in_h < out_h, CHROMA_H_LOSS);
+  guint in_w = GST_VIDEO_FORMAT_INFO_W_SUB (in, 1);
+  guint out_w = GST_VIDEO_FORMAT_INFO_W_SUB (out, 1);
+  weigh (in_w != out_w, in_w < out_w, CHROMA_W_LOSS);
+  guint in_bits = GST_VIDEO_FORMAT_INFO_BITS (in);
+  guint out_bits = GST_VIDEO_FORMAT_INFO_BITS (out);
+  weigh (in_bits != out_bits, in_bits > out_bits, DEPTH_LOSS);
   return loss;
 }
 

@@ -70,6 +70,23 @@ zc_test_nonexistent_device (void)
   return 1024;
 }
 
+/* A bus sync handler that answers the elements' need-context for the
+ * zero-copy context with @user_data (a GstZcContext), as an application
+ * that shares its own context does */
+static inline GstBusSyncReply
+zc_test_give_context (GstBus *, GstMessage * m, gpointer user_data)
+{
+  const gchar *type;
+  if (GST_MESSAGE_TYPE (m) == GST_MESSAGE_NEED_CONTEXT &&
+      gst_message_parse_context_type (m, &type) &&
+      g_strcmp0 (type, GST_ZC_CONTEXT_TYPE) == 0) {
+    GstContext *c = gst_context_new_zc_context ((GstZcContext *) user_data);
+    gst_element_set_context (GST_ELEMENT (GST_MESSAGE_SRC (m)), c);
+    gst_context_unref (c);
+  }
+  return GST_BUS_PASS;
+}
+
 /* ---------------------------------------------------------------------- */
 /* Element stats                                                          */
 /* ---------------------------------------------------------------------- */

@@ -291,26 +291,12 @@ GST_START_TEST (test_context_shared_between_elements)
 
 GST_END_TEST;
 
-static GstBusSyncReply
-give_app_context (GstBus *, GstMessage * m, gpointer user_data)
-{
-  const gchar *type;
-  if (GST_MESSAGE_TYPE (m) == GST_MESSAGE_NEED_CONTEXT &&
-      gst_message_parse_context_type (m, &type) &&
-      g_strcmp0 (type, GST_ZC_CONTEXT_TYPE) == 0) {
-    GstContext *c = gst_context_new_zc_context ((GstZcContext *) user_data);
-    gst_element_set_context (GST_ELEMENT (GST_MESSAGE_SRC (m)), c);
-    gst_context_unref (c);
-  }
-  return GST_BUS_PASS;
-}
-
 GST_START_TEST (test_context_provided_by_application_is_used)
 {
   GstZcContext *app = gst_zc_context_new (-1, NULL);
   GstElement *p = zc_test_parse (CHAIN);
   GstBus *bus = gst_element_get_bus (p);
-  gst_bus_set_sync_handler (bus, give_app_context, app, NULL);
+  gst_bus_set_sync_handler (bus, zc_test_give_context, app, NULL);
   ZcBusLog log;
   zc_test_play (p, log);
   fail_unless (log.eos, "%s", log.describe ().c_str ());

@@ -794,20 +794,6 @@ count_buffers (GstPad *, GstPadProbeInfo *, gpointer user_data)
   return GST_PAD_PROBE_OK;
 }
 
-static GstBusSyncReply
-give_context (GstBus *, GstMessage * m, gpointer user_data)
-{
-  const gchar *type;
-  if (GST_MESSAGE_TYPE (m) == GST_MESSAGE_NEED_CONTEXT &&
-      gst_message_parse_context_type (m, &type) &&
-      g_strcmp0 (type, GST_ZC_CONTEXT_TYPE) == 0) {
-    GstContext *c = gst_context_new_zc_context ((GstZcContext *) user_data);
-    gst_element_set_context (GST_ELEMENT (GST_MESSAGE_SRC (m)), c);
-    gst_context_unref (c);
-  }
-  return GST_BUS_PASS;
-}
-
 /* A zero-copy buffer of the elements' own context (@ctx): a 64x48 RGBA
  * frame's memory, then resized to @size bytes */
 static GstBuffer *
@@ -850,7 +836,7 @@ expect_too_small (const gchar * what, const gchar * caps, const gchar * chain,
   gst_object_unref (sinkpad);
   GstBus *bus = gst_element_get_bus (p);
   if (ctx)
-    gst_bus_set_sync_handler (bus, give_context, ctx, NULL);
+    gst_bus_set_sync_handler (bus, zc_test_give_context, ctx, NULL);
 
   gint64 t0 = g_get_monotonic_time ();
   ZcBusLog log;
