@@ -91,10 +91,9 @@ get_priv (GstZcBaseTransform * self)
 }
 
 static GstStructure *
-stats_structure (GstZcBaseTransform * self)
+stats_structure_locked (GstZcBaseTransform * self)
 {
   auto *priv = get_priv (self);
-  std::lock_guard < std::mutex > lk (priv->lock);
   gboolean gpu = priv->stream != nullptr;
   return gst_structure_new ("application/x-zerocopy-stats",
       "buffers", G_TYPE_UINT64, priv->buffers,
@@ -108,6 +107,20 @@ stats_structure (GstZcBaseTransform * self)
       "memory-type", G_TYPE_STRING,
       gst_zc_memory_type_to_string (priv->context ? priv->resolved_type :
           priv->memory_type), NULL);
+}
+
+static GstStructure *
+stats_structure (GstZcBaseTransform * self)
+{
+  GstStructure *s;
+  {
+    std::lock_guard < std::mutex > lk (get_priv (self)->lock);
+    s = stats_structure_locked (self);
+  }
+  auto *klass = GST_ZC_BASE_TRANSFORM_GET_CLASS (self);
+  if (klass->add_stats)
+    klass->add_stats (self, s);
+  return s;
 }
 
 static void
@@ -230,6 +243,14 @@ gst_zc_base_transform_start (GstBaseTransform * trans)
   GstZcContext *ctx = priv->context;
   if (!gst_zc_context_has_gpu (ctx)) {
     const gchar *why = gst_zc_context_get_no_gpu_reason (ctx);
+    if (GST_ZC_BASE_TRANSFORM_GET_CLASS (self)->needs_gpu) {
+      GST_ELEMENT_ERROR (self, RESOURCE, NOT_FOUND,
+          ("%s runs CUDA kernels and needs a CUDA GPU, and there is none: "
+              "%s", GST_ELEMENT_NAME (self), why),
+          ("this element has no CPU backend: nothing would run the kernel"));
+      gst_clear_object (&priv->context);
+      return FALSE;
+    }
     if (requested == GST_ZC_MEMORY_TYPE_MAPPED ||
         requested == GST_ZC_MEMORY_TYPE_MANAGED ||
         requested == GST_ZC_MEMORY_TYPE_DEVICE) {

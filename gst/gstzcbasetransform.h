@@ -33,6 +33,13 @@ struct _GstZcBaseTransformClass
   /* Called from set_caps once both infos are parsed and checked */
   gboolean (*set_info) (GstZcBaseTransform * self, GstCaps * incaps,
       GstVideoInfo * in_info, GstCaps * outcaps, GstVideoInfo * out_info);
+
+  /* Adds the subclass's own counters to the stats structure (any thread) */
+  void (*add_stats) (GstZcBaseTransform * self, GstStructure * stats);
+
+  /* The element only works on a GPU (no CPU backend): without one, start()
+   * fails with an error whatever memory-type and cpu-fallback say */
+  gboolean needs_gpu;
 };
 
 /* Valid from start() to stop() */

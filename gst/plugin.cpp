@@ -8,6 +8,7 @@
 #include "gstzcupload.h"
 #include "gstzcfilter.h"
 #include "gstzcdownload.h"
+#include "gstzckernel.h"
 
 static gboolean
 plugin_init (GstPlugin * plugin)
@@ -18,6 +19,7 @@ plugin_init (GstPlugin * plugin)
   ret |= GST_ELEMENT_REGISTER (zcupload, plugin);
   ret |= GST_ELEMENT_REGISTER (zcfilter, plugin);
   ret |= GST_ELEMENT_REGISTER (zcdownload, plugin);
+  ret |= GST_ELEMENT_REGISTER (zckernel, plugin);
   return ret;
 }
 
