@@ -29,6 +29,16 @@ tests)
       "$t" > "$log" 2>&1
     echo "compute-sanitizer $t: rc=$? $(grep -h 'ERROR SUMMARY' "$log.san" | tail -n1)"
   done
+  # zckernel's invert kernel (NVRTC-compiled) against zcfilter, in place and
+  # not, on every memory type: memcheck and racecheck
+  for tool in memcheck racecheck; do
+    log=$out/sanitizer-zckernel-$tool.log
+    GST_CHECKS=test_invert_kernel_equals_zcfilter_invert,test_out_of_place_gives_the_same_frames \
+      meson test -C "$b" --no-rebuild --wrapper \
+      "compute-sanitizer --tool $tool --error-exitcode 3 --log-file $log.san" \
+      gpu/zckernel-gpu > "$log" 2>&1
+    echo "compute-sanitizer $tool gpu/zckernel-gpu: rc=$? $(grep -h 'ERROR SUMMARY' "$log.san" | tail -n1)"
+  done
   ;;
 figures)
   gst-inspect-1.0 zerocopy > "$out/inspect.txt" 2>&1

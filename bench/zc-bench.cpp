@@ -80,6 +80,11 @@
 #ifndef ZC_BENCH_CHART
 #define ZC_BENCH_CHART "bench/chart.py"
 #endif
+/* The kernel of the zckernel case (bench/meson.build passes the source
+ * tree's); $ZC_BENCH_INVERT_KERNEL overrides it */
+#ifndef ZC_BENCH_INVERT_KERNEL
+#define ZC_BENCH_INVERT_KERNEL "examples/kernels/invert.cu"
+#endif
 
 namespace {
 
@@ -286,6 +291,21 @@ zc_memory_type_exists (const char *nick)
   return found;
 }
 
+/* examples/kernels/invert.cu: $ZC_BENCH_INVERT_KERNEL, else the source
+ * tree's, else relative to the current folder (the repository root); ""
+ * when none is there */
+std::string
+invert_kernel_path ()
+{
+  const gchar *env = g_getenv ("ZC_BENCH_INVERT_KERNEL");
+  if (env && *env)
+    return g_file_test (env, G_FILE_TEST_IS_REGULAR) ? env : "";
+  for (const char *p : { ZC_BENCH_INVERT_KERNEL, "examples/kernels/invert.cu" })
+    if (g_file_test (p, G_FILE_TEST_IS_REGULAR))
+      return p;
+  return "";
+}
+
 std::string
 join_reasons (const std::vector<std::string> &why)
 {
@@ -330,6 +350,19 @@ make_rows (const Options &o, bool gpu)
   auto cuda_why = gpu_why;
   if (!have_cuda_updown)
     cuda_why.push_back ("cudaupload/cudadownload not registered");
+  /* zckernel running examples/kernels/invert.cu: zcfilter invert=true's
+   * bytes from a user's kernel, against the "zc" case next to it */
+  const std::string invert_cu = invert_kernel_path ();
+  auto kernel_why = gpu_why;
+  if (!have_factory ("zckernel"))
+    kernel_why.push_back ("zckernel not registered");
+  if (invert_cu.empty ())
+    kernel_why.push_back ("examples/kernels/invert.cu not found: set "
+                          "ZC_BENCH_INVERT_KERNEL");
+  const std::string zckernel_chain
+      = "zcupload name=zcupload memory-type=mapped ! zckernel name=zckernel "
+        "memory-type=mapped location=\""
+        + invert_cu + "\" ! zcdownload name=zcdownload memory-type=mapped";
 
   /* zcupload ! zcfilter PROPS ! ... ! zcdownload, all with one memory-type
    * (nullptr: the default, auto) */
@@ -357,6 +390,12 @@ make_rows (const Options &o, bool gpu)
         const bool rgba = fmt == GST_VIDEO_FORMAT_RGBA;
         if (strcmp (test, "invert") == 0) {
           add (test, f, f, "zc", zc_chain (one, nullptr), Bus::ZC, {});
+          if (h == 2160 && rgba)
+            add (test, f, f, "zckernel", zckernel_chain, Bus::ZC, kernel_why)
+                ->note
+                = "zckernel location=examples/kernels/invert.cu (compiled "
+                  "with NVRTC at the first start, then from the cache), on "
+                  "mapped memory";
           add (test, f, f, "zc device", zc_chain (one, "device"), Bus::ZC,
                device_why);
           add (test, f, f, "videobalance (1 thread)",
@@ -997,7 +1036,7 @@ compute_targets (const std::vector<Row> &rows, const LimitsMap &limits)
   for (const auto &f : frames) {
     const Row *cuda = find_row (rows, "invert", f, "cudaupload ! cudadownload");
     auto lim = limits.find (f);
-    for (const char *label : { "zc", "zc device" }) {
+    for (const char *label : { "zc", "zc device", "zckernel" }) {
       const Row *zc = find_row (rows, "invert", f, label);
       if (!zc)
         continue;
@@ -1030,6 +1069,15 @@ compute_targets (const std::vector<Row> &rows, const LimitsMap &limits)
            fmt ("%.3f", zc->latency_total_ms) + " / " + fmt ("%.3f", ms)
                + " ms");
     }
+  }
+  for (const auto &f : frames) { /* a user's kernel as fast as ours */
+    const Row *zc = find_row (rows, "invert", f, "zc");
+    const Row *zk = find_row (rows, "invert", f, "zckernel");
+    if (!zc || !zk)
+      continue;
+    const double a = median (zk->ms), b = median (zc->ms);
+    add ("invert " + f + ": zckernel / zc ms/frame", a / b, 1.2, true,
+         fmt ("%.3f", a) + " / " + fmt ("%.3f", b) + " ms");
   }
   for (const auto &f : frames) {
     const Row *x1 = find_row (rows, "chain3", f, "zc x1");

@@ -29,8 +29,8 @@
  * One thread per pixel, in blocks of `block-width` x `block-height`. In
  * place (the input frame is writable and `in-place` is set) `in` and `out`
  * are the same frame; otherwise `out` is a fresh frame from the output
- * pool. `params` (a structure with int, uint, float, double, int64,
- * uint64 and boolean fields) reaches the kernel packed in field order, and
+ * pool. `params` (a structure with int, uint, float, double, gint64,
+ * guint64 and boolean fields) reaches the kernel packed in field order, and
  * a change takes the next frame without recompiling. A new `source` or
  * `location` while playing is compiled on a worker thread and replaces the
  * running kernel between two frames; if it does not compile, the old
@@ -71,7 +71,6 @@
 #include <cstring>
 #include <mutex>
 #include <thread>
-#include <vector>
 
 GST_DEBUG_CATEGORY_STATIC (gst_zc_kernel_debug);
 #define GST_CAT_DEFAULT gst_zc_kernel_debug
@@ -127,8 +126,9 @@ struct GstZcKernelPrivate
   /* from start() to stop() */
   bool started = false;
   gint device = 0;
-  GstZcUserKernel *pending = nullptr;   /* built by a worker, not yet used */
-  std::vector < std::thread > workers;
+  GstZcUserKernel *pending = nullptr;   /* built by the worker, not yet used */
+  std::thread worker;           /* builds changes made while started */
+  bool worker_busy = false;
 
   /* stats */
   GstZcKernelOrigin origin = GST_ZC_KERNEL_ORIGIN_NONE;
@@ -319,35 +319,47 @@ build (GstZcKernel * self, const KernelSettings & s, gint device,
   return TRUE;
 }
 
-/* A settings change while started: built on a worker thread, handed to the
- * streaming thread (pending), which swaps it in before its next frame.
+/* A settings change while started: built on the worker thread, handed to
+ * the streaming thread (pending), which swaps it in before its next frame.
+ * One worker at a time: a change while it builds makes it build again
+ * with the latest settings once done (the superseded kernel is dropped).
  * Called with the lock held. */
 static void
 rebuild_async (GstZcKernel * self)
 {
   auto *priv = self->priv;
-  KernelSettings s = priv->settings;
-  guint64 generation = ++priv->generation;
-  gint device = priv->device;
-  GST_DEBUG_OBJECT (self, "kernel settings changed while running: building "
-      "generation %" G_GUINT64_FORMAT " on a worker", generation);
-  priv->workers.emplace_back ([self, s, generation, device]() {
-    GstZcUserKernel *k = nullptr;
+  priv->generation++;
+  GST_DEBUG_OBJECT (self, "kernel settings changed while running: "
+      "generation %" G_GUINT64_FORMAT, priv->generation);
+  if (priv->worker_busy)
+    return;                     /* it sees the new generation when done */
+  if (priv->worker.joinable ())
+    priv->worker.join ();       /* finished: it cleared worker_busy */
+  priv->worker_busy = true;
+  priv->worker = std::thread ([self]() {
     auto *priv = self->priv;
-    {
-      std::lock_guard < std::mutex > lk (priv->lock);
-      if (generation != priv->generation)
-        return;                 /* superseded before it started */
+    std::unique_lock < std::mutex > lk (priv->lock);
+    while (priv->started) {
+      KernelSettings s = priv->settings;
+      guint64 generation = priv->generation;
+      gint device = priv->device;
+      lk.unlock ();
+      GstZcUserKernel *k = nullptr;
+      gboolean built = build (self, s, device, TRUE, &k);
+      lk.lock ();
+      if (generation != priv->generation) {
+        gst_zc_user_kernel_free (k);
+        continue;               /* changed meanwhile: build the latest */
+      }
+      if (built && priv->started) {
+        gst_zc_user_kernel_free (priv->pending);
+        priv->pending = k;
+      } else {
+        gst_zc_user_kernel_free (k);
+      }
+      break;
     }
-    if (!build (self, s, device, TRUE, &k))
-      return;
-    std::lock_guard < std::mutex > lk (priv->lock);
-    if (generation != priv->generation || !priv->started) {
-      gst_zc_user_kernel_free (k);
-      return;
-    }
-    gst_zc_user_kernel_free (priv->pending);
-    priv->pending = k;
+    priv->worker_busy = false;
   });
 }
 
@@ -480,16 +492,16 @@ gst_zc_kernel_add_stats (GstZcBaseTransform * base, GstStructure * stats)
 /* ---- start and stop ----------------------------------------------------------- */
 
 static void
-join_workers (GstZcKernel * self)
+join_worker (GstZcKernel * self)
 {
   auto *priv = self->priv;
-  std::vector < std::thread > workers;
+  std::thread worker;
   {
     std::lock_guard < std::mutex > lk (priv->lock);
-    workers.swap (priv->workers);
+    worker.swap (priv->worker);
   }
-  for (auto & w:workers)
-    w.join ();
+  if (worker.joinable ())
+    worker.join ();
 }
 
 static gboolean
@@ -539,7 +551,7 @@ gst_zc_kernel_stop (GstBaseTransform * trans)
     std::lock_guard < std::mutex > lk (priv->lock);
     priv->started = false;
   }
-  join_workers (self);
+  join_worker (self);
   /* the modules go only once the launches queued with them are done */
   if (!priv->lost && gst_zc_base_transform_get_stream (base))
     gst_zc_context_sync_stream (gst_zc_base_transform_get_context (base),
@@ -813,7 +825,7 @@ static void
 gst_zc_kernel_finalize (GObject * object)
 {
   auto *self = GST_ZC_KERNEL (object);
-  join_workers (self);
+  join_worker (self);
   if (self->priv->params)
     gst_structure_free (self->priv->params);
   delete self->priv;
@@ -856,8 +868,8 @@ gst_zc_kernel_class_init (GstZcKernelClass * klass)
   g_object_class_install_property (gobject_class, PROP_PARAMS,
       g_param_spec_boxed ("params", "Parameters",
           "Values for the kernel, e.g. \"p, level=(int)3, gain=(float)1.5\": "
-          "int, uint, float and boolean fields take 4 bytes, double, int64 "
-          "and uint64 8, packed in field order at their natural alignment "
+          "int, uint, float and boolean fields take 4 bytes, double, gint64 "
+          "and guint64 8, packed in field order at their natural alignment "
           "(docs/zckernel.md); a change takes the next frame, without "
           "recompiling", GST_TYPE_STRUCTURE, flags));
   g_object_class_install_property (gobject_class, PROP_BLOCK_WIDTH,

@@ -183,10 +183,19 @@ zc_read_rgba (const ZcFrame & f, int x, int y)
   const unsigned char *p = f.plane[0].data + (long long) y * f.plane[0].stride
       + (long long) x * f.plane[0].pixel_stride;
   ZcRGBA v;
+  if (f.plane[0].pixel_stride == 4) {
+    /* one 4-byte load: on mapped memory every load crosses the bus */
+    unsigned int w = *reinterpret_cast < const unsigned int *>(p);
+    v.r = (unsigned char) (w >> (8 * f.comp_offset[0]));
+    v.g = (unsigned char) (w >> (8 * f.comp_offset[1]));
+    v.b = (unsigned char) (w >> (8 * f.comp_offset[2]));
+    v.a = f.has_alpha ? (unsigned char) (w >> (8 * f.comp_offset[3])) : 255;
+    return v;
+  }
   v.r = p[f.comp_offset[0]];
   v.g = p[f.comp_offset[1]];
   v.b = p[f.comp_offset[2]];
-  v.a = f.has_alpha ? p[f.comp_offset[3]] : 255;
+  v.a = 255;
   return v;
 }
 
@@ -198,11 +207,18 @@ zc_write_rgba (const ZcFrame & f, int x, int y, ZcRGBA v)
 {
   unsigned char *p = f.plane[0].data + (long long) y * f.plane[0].stride
       + (long long) x * f.plane[0].pixel_stride;
+  if (f.plane[0].pixel_stride == 4) {
+    /* one 4-byte store (component 3 is alpha or the padding byte) */
+    *reinterpret_cast < unsigned int *>(p) =
+        ((unsigned int) v.r << (8 * f.comp_offset[0])) |
+        ((unsigned int) v.g << (8 * f.comp_offset[1])) |
+        ((unsigned int) v.b << (8 * f.comp_offset[2])) |
+        ((unsigned int) v.a << (8 * f.comp_offset[3]));
+    return;
+  }
   p[f.comp_offset[0]] = v.r;
   p[f.comp_offset[1]] = v.g;
   p[f.comp_offset[2]] = v.b;
-  if (f.comp_offset[3] >= 0)
-    p[f.comp_offset[3]] = v.a;
 }
 
 /* ---- Y'CbCr and GRAY (ZC_FAMILY_YUV, ZC_FAMILY_GRAY) ---- */
