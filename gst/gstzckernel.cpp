@@ -513,6 +513,13 @@ gst_zc_kernel_start (GstBaseTransform * trans)
 
   if (!GST_BASE_TRANSFORM_CLASS (parent_class)->start (trans))
     return FALSE;
+  if (!gst_zc_base_transform_uses_gpu (base)) {
+    GST_ELEMENT_ERROR (self, RESOURCE, SETTINGS,
+        ("zckernel runs on the GPU: memory-type=system cannot be used"),
+        ("use auto, mapped, managed or device"));
+    GST_BASE_TRANSFORM_CLASS (parent_class)->stop (trans);
+    return FALSE;
+  }
 
   gint device = gst_zc_context_get_device_id
       (gst_zc_base_transform_get_context (base));
