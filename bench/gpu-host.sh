@@ -27,7 +27,7 @@ tests)
     ZC_RACE_SECONDS=${ZC_RACE_SECONDS:-1} meson test -C "$b" --no-rebuild --wrapper \
       "compute-sanitizer --tool memcheck --leak-check full --error-exitcode 3 --log-file $log.san" \
       "$t" > "$log" 2>&1
-    echo "compute-sanitizer $t: rc=$? $(grep -h 'ERROR SUMMARY' "$log.san" | tail -n1)"
+    echo "compute-sanitizer $t: rc=$? $(grep -hE '(ERROR|RACECHECK) SUMMARY' "$log.san" | tail -n1)"
   done
   # zckernel's invert kernel (NVRTC-compiled) against zcfilter, in place and
   # not, on every memory type: memcheck and racecheck
@@ -37,7 +37,7 @@ tests)
       meson test -C "$b" --no-rebuild --wrapper \
       "compute-sanitizer --tool $tool --error-exitcode 3 --log-file $log.san" \
       gpu/zckernel-gpu > "$log" 2>&1
-    echo "compute-sanitizer $tool gpu/zckernel-gpu: rc=$? $(grep -h 'ERROR SUMMARY' "$log.san" | tail -n1)"
+    echo "compute-sanitizer $tool gpu/zckernel-gpu: rc=$? $(grep -hE '(ERROR|RACECHECK) SUMMARY' "$log.san" | tail -n1)"
   done
   ;;
 figures)

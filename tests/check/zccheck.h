@@ -139,6 +139,28 @@ zc_test_stats_to_string (GstElement * element)
   return ret;
 }
 
+/* @buf's bytes in system memory, with its flags, timestamps and the plane
+ * layout of its video meta. Not gst_buffer_copy_deep (): that allocates
+ * from the zero-copy allocator again; and gst_buffer_copy_into () with
+ * GST_BUFFER_COPY_METADATA alone leaves the video meta out (it is tagged
+ * "memory", so it goes only with the memory), and the padded strides of a
+ * zero-copy pool with it. */
+static inline GstBuffer *
+zc_test_system_copy (GstBuffer * buf)
+{
+  GstMapInfo map;
+  fail_unless (gst_buffer_map (buf, &map, GST_MAP_READ));
+  GstBuffer *copy = gst_buffer_new_memdup (map.data, map.size);
+  gst_buffer_unmap (buf, &map);
+  fail_unless (gst_buffer_copy_into (copy, buf, (GstBufferCopyFlags)
+          (GST_BUFFER_COPY_FLAGS | GST_BUFFER_COPY_TIMESTAMPS), 0, -1));
+  GstVideoMeta *vm = gst_buffer_get_video_meta (buf);
+  if (vm)
+    gst_buffer_add_video_meta_full (copy, vm->flags, vm->format, vm->width,
+        vm->height, vm->n_planes, vm->offset, vm->stride);
+  return copy;
+}
+
 /* ---------------------------------------------------------------------- */
 /* Pipelines and their bus                                                */
 /* ---------------------------------------------------------------------- */

@@ -82,9 +82,8 @@ built_kernel (const gchar * name, std::string * why)
   std::string file = name;
   if (g_str_has_suffix (name, "-sm")) {
 #if GST_ZC_HAVE_CUDA
-    GstZcContext *ctx = gst_zc_context_new (-1, NULL);
-    gint dev = gst_zc_context_get_device_id (ctx);
-    gst_object_unref (ctx);
+    /* the device the elements take with device-id=-1: the first */
+    int dev = 0;
     int major = 0, minor = 0;
     fail_unless (cudaDeviceGetAttribute (&major,
             cudaDevAttrComputeCapabilityMajor, dev) == cudaSuccess &&
@@ -149,26 +148,12 @@ GST_START_TEST (test_source_kernel_without_nvrtc_is_an_error)
 
 GST_END_TEST;
 
-/* @buf's bytes and metas (the video meta: its strides) in system memory.
- * Not gst_buffer_copy_deep (): that allocates from the zero-copy allocator
- * again, pinned or device memory for every copy */
-static GstBuffer *
-system_copy (GstBuffer * buf)
-{
-  GstMapInfo map;
-  fail_unless (gst_buffer_map (buf, &map, GST_MAP_READ));
-  GstBuffer *copy = gst_buffer_new_memdup (map.data, map.size);
-  gst_buffer_unmap (buf, &map);
-  fail_unless (gst_buffer_copy_into (copy, buf, GST_BUFFER_COPY_METADATA, 0,
-          -1));
-  return copy;
-}
 
 static GstPadProbeReturn
 keep_input_copy (GstPad *, GstPadProbeInfo * info, gpointer user_data)
 {
   auto *inputs = (std::vector < GstBuffer * >*)user_data;
-  inputs->push_back (system_copy (GST_PAD_PROBE_INFO_BUFFER (info)));
+  inputs->push_back (zc_test_system_copy (GST_PAD_PROBE_INFO_BUFFER (info)));
   return GST_PAD_PROBE_OK;
 }
 

@@ -179,27 +179,13 @@ struct KernelPipe
   }
 };
 
-/* @buf's bytes and metas (the video meta: its strides) in system memory.
- * Not gst_buffer_copy_deep (): that allocates from the zero-copy allocator
- * again, pinned or device memory for every copy */
-static GstBuffer *
-system_copy (GstBuffer * buf)
-{
-  GstMapInfo map;
-  fail_unless (gst_buffer_map (buf, &map, GST_MAP_READ));
-  GstBuffer *copy = gst_buffer_new_memdup (map.data, map.size);
-  gst_buffer_unmap (buf, &map);
-  fail_unless (gst_buffer_copy_into (copy, buf, GST_BUFFER_COPY_METADATA, 0,
-          -1));
-  return copy;
-}
 
 /* The sample of @sample's frame, copied into system memory: the test holds
  * no pool buffer while the pipeline runs */
 static GstSample *
 sample_copy (GstSample * sample)
 {
-  GstBuffer *copy = system_copy (gst_sample_get_buffer (sample));
+  GstBuffer *copy = zc_test_system_copy (gst_sample_get_buffer (sample));
   GstSample *s = gst_sample_new (copy, gst_sample_get_caps (sample), NULL,
       NULL);
   gst_buffer_unref (copy);
@@ -267,7 +253,7 @@ static GstPadProbeReturn
 keep_input_copy (GstPad *, GstPadProbeInfo * info, gpointer user_data)
 {
   auto *inputs = (std::vector < GstBuffer * >*)user_data;
-  inputs->push_back (system_copy (GST_PAD_PROBE_INFO_BUFFER (info)));
+  inputs->push_back (zc_test_system_copy (GST_PAD_PROBE_INFO_BUFFER (info)));
   return GST_PAD_PROBE_OK;
 }
 
@@ -719,7 +705,8 @@ expect_kernel_error (const gchar * what,
 GST_START_TEST (test_compile_error_names_the_line)
 {
   std::string broken = test_kernel ("broken.cu");
-  gint line = line_of (broken, "ZC_TEST_SYNTAX_ERROR");
+  /* the marker as it ends the faulty line (the file's header names it too) */
+  gint line = line_of (broken, "/* ZC_TEST_SYNTAX_ERROR */");
   expect_kernel_error ("broken.cu",[&](GstElement * k) {
         g_object_set (k, "location", broken.c_str (), NULL);},
       { "Could not compile", "(" + std::to_string (line) + "): error"});
