@@ -200,6 +200,24 @@ gst_zc_base_transform_query (GstBaseTransform * trans,
       gst_zc_handle_context_query (GST_ELEMENT (trans), query, priv->context))
     return TRUE;
 
+  /* An ALLOCATION query from upstream may make GstBaseTransform renegotiate
+   * its own output and keep the allocation query it sent downstream. It
+   * runs on upstream's streaming thread without this element's stream
+   * lock, so while the element is being deactivated (set to READY in the
+   * middle of a renegotiation) it could store that query after
+   * deactivation released the previous one, and it leaked. Under the
+   * stream lock, deactivation waits for it; a flushing pad answers no. */
+  if (GST_QUERY_TYPE (query) == GST_QUERY_ALLOCATION &&
+      direction == GST_PAD_SINK) {
+    GstPad *sinkpad = GST_BASE_TRANSFORM_SINK_PAD (trans);
+    GST_PAD_STREAM_LOCK (sinkpad);
+    gboolean ret = !GST_PAD_IS_FLUSHING (sinkpad) &&
+        GST_BASE_TRANSFORM_CLASS (gst_zc_base_transform_parent_class)->query
+        (trans, direction, query);
+    GST_PAD_STREAM_UNLOCK (sinkpad);
+    return ret;
+  }
+
   return GST_BASE_TRANSFORM_CLASS (gst_zc_base_transform_parent_class)->query
       (trans, direction, query);
 }

@@ -333,8 +333,14 @@ rebuild_async (GstZcKernel * self)
       "generation %" G_GUINT64_FORMAT, priv->generation);
   if (priv->worker_busy)
     return;                     /* it sees the new generation when done */
-  if (priv->worker.joinable ())
-    priv->worker.join ();       /* finished: it cleared worker_busy */
+  if (priv->worker.joinable ()) {
+    /* finished: it cleared worker_busy (or it is this very thread, ending:
+     * a property set from a bus sync handler on its WARNING) */
+    if (priv->worker.get_id () == std::this_thread::get_id ())
+      priv->worker.detach ();
+    else
+      priv->worker.join ();
+  }
   priv->worker_busy = true;
   priv->worker = std::thread ([self]() {
     auto *priv = self->priv;
@@ -500,7 +506,13 @@ join_worker (GstZcKernel * self)
     std::lock_guard < std::mutex > lk (priv->lock);
     worker.swap (priv->worker);
   }
-  if (worker.joinable ())
+  if (!worker.joinable ())
+    return;
+  /* stopped from the worker itself (an application that sets the state
+   * from a bus sync handler, on the worker's WARNING): it ends by itself */
+  if (worker.get_id () == std::this_thread::get_id ())
+    worker.detach ();
+  else
     worker.join ();
 }
 

@@ -258,6 +258,19 @@ GST_START_TEST (test_fatbin_runs_without_nvrtc)
 
 GST_END_TEST;
 
+/* PTX for the newest configured architecture: the driver compiles it for
+ * the device when the module loads (no NVRTC either) */
+GST_START_TEST (test_ptx_runs_without_nvrtc)
+{
+  std::string why;
+  std::string ptx = built_kernel ("invert.ptx", &why);
+  fail_unless (!ptx.empty (), "%s", why.c_str ());
+  check_invert_binary (ptx, GST_VIDEO_FORMAT_BGRx, 33, 17);
+  check_invert_binary (ptx, GST_VIDEO_FORMAT_GRAY8, 64, 48);
+}
+
+GST_END_TEST;
+
 /* The last test of the program: after it, CUDA is gone for this process */
 GST_START_TEST (test_faulting_kernel_ends_the_pipeline_and_the_context)
 {
@@ -331,6 +344,7 @@ zckernel_binary_suite (void)
   tcase_add_test (tc, test_source_kernel_without_nvrtc_is_an_error);
   tcase_add_test (tc, test_cubin_for_this_device_runs_without_nvrtc);
   tcase_add_test (tc, test_fatbin_runs_without_nvrtc);
+  tcase_add_test (tc, test_ptx_runs_without_nvrtc);
   /* keep last: see above */
   tcase_add_test (tc, test_faulting_kernel_ends_the_pipeline_and_the_context);
   return s;
