@@ -279,7 +279,7 @@ post_build_failure (GstZcKernel * self, const GstZcKernelBuild & b,
     text += "\nThe running kernel stays.";
   GQuark domain = b.compile_error ? GST_LIBRARY_ERROR : GST_RESOURCE_ERROR;
   gint code = b.compile_error ? (gint) GST_LIBRARY_ERROR_FAILED :
-      (gint) GST_RESOURCE_ERROR_NOT_FOUND;
+      (gint) GST_RESOURCE_ERROR_FAILED;
   gchar *msg = g_strdup (text.c_str ());
   gchar *dbg = g_strdup (b.detail.c_str ());
   gst_element_message_full (GST_ELEMENT (self), warn ? GST_MESSAGE_WARNING :
@@ -287,8 +287,8 @@ post_build_failure (GstZcKernel * self, const GstZcKernelBuild & b,
       __LINE__);
 }
 
-/* Builds the kernel of the settings of @generation; FALSE with the failure
- * posted */
+/* Builds the kernel of settings @s on @device; FALSE with the failure
+ * posted (a WARNING when @warn) */
 static gboolean
 build (GstZcKernel * self, const KernelSettings & s, gint device,
     gboolean warn, GstZcUserKernel ** kernel)
