@@ -222,6 +222,54 @@ gst_zc_base_transform_query (GstBaseTransform * trans,
       (trans, direction, query);
 }
 
+/* The consumer picks the memory of its input: upstream writes straight
+ * into a pool of this element's memory type. In passthrough GstBaseTransform
+ * forwards the query downstream instead. */
+static gboolean
+gst_zc_base_transform_propose_allocation (GstBaseTransform * trans,
+    GstQuery * decide_query, GstQuery * query)
+{
+  auto *base = GST_ZC_BASE_TRANSFORM (trans);
+  if (gst_base_transform_is_passthrough (trans))
+    return GST_BASE_TRANSFORM_CLASS (gst_zc_base_transform_parent_class)->
+        propose_allocation (trans, decide_query, query);
+  return gst_zc_base_transform_propose_zc_pool (base, query,
+      gst_zc_base_transform_get_memory_type (base));
+}
+
+/**
+ * gst_zc_base_transform_decide_zc_output:
+ *
+ * A decide_allocation for elements whose output is zero-copy memory of any
+ * type: whatever zero-copy memory downstream asks for, else this element's
+ * own. Not the default: zcupload and zcdownload decide otherwise and chain
+ * up to GstBaseTransform's.
+ */
+gboolean
+gst_zc_base_transform_decide_zc_output (GstBaseTransform * trans,
+    GstQuery * query)
+{
+  auto *base = GST_ZC_BASE_TRANSFORM (trans);
+  return gst_zc_base_transform_decide_zc_pool (base, query,
+      GST_ZC_MEMORY_TYPE_AUTO, gst_zc_base_transform_get_memory_type (base));
+}
+
+/**
+ * gst_zc_base_transform_sync_controlled_values:
+ *
+ * A before_transform for elements with controllable properties: controller
+ * bindings follow the stream time of each frame, as in videobalance.
+ */
+void
+gst_zc_base_transform_sync_controlled_values (GstBaseTransform * trans,
+    GstBuffer * buffer)
+{
+  GstClockTime ts = gst_segment_to_stream_time (&trans->segment,
+      GST_FORMAT_TIME, GST_BUFFER_PTS (buffer));
+  if (GST_CLOCK_TIME_IS_VALID (ts))
+    gst_object_sync_values (GST_OBJECT (trans), ts);
+}
+
 static GQuark
 fallback_warned_quark (void)
 {
@@ -502,6 +550,8 @@ gst_zc_base_transform_class_init (GstZcBaseTransformClass * klass)
   trans_class->stop = GST_DEBUG_FUNCPTR (gst_zc_base_transform_stop);
   trans_class->set_caps = GST_DEBUG_FUNCPTR (gst_zc_base_transform_set_caps);
   trans_class->query = GST_DEBUG_FUNCPTR (gst_zc_base_transform_query);
+  trans_class->propose_allocation =
+      GST_DEBUG_FUNCPTR (gst_zc_base_transform_propose_allocation);
   trans_class->transform_size =
       GST_DEBUG_FUNCPTR (gst_zc_base_transform_transform_size);
   trans_class->get_unit_size =
@@ -836,8 +886,15 @@ gst_zc_video_plane_rows (const GstVideoInfo * info, guint plane)
       GST_VIDEO_INFO_HEIGHT (info));
 }
 
-static GstZcMemory *
-gpu_memory_of (GstBuffer * buf, gint device)
+/**
+ * gst_zc_buffer_gpu_memory:
+ * @device: a CUDA device
+ *
+ * Returns: (transfer none) (nullable): the GPU memory (not system memory)
+ *   of @device that is all of @buf, or %NULL
+ */
+GstZcMemory *
+gst_zc_buffer_gpu_memory (GstBuffer * buf, gint device)
 {
   if (gst_buffer_n_memory (buf) != 1)
     return NULL;
@@ -871,8 +928,8 @@ gst_zc_base_transform_copy_frame_gpu (GstZcBaseTransform * self,
   auto *priv = get_priv (self);
   const GstVideoInfo *info = &priv->in_info;
   gint dev = gst_zc_context_get_device_id (priv->context);
-  GstZcMemory *in_mem = gpu_memory_of (inbuf, dev);
-  GstZcMemory *out_mem = gpu_memory_of (outbuf, dev);
+  GstZcMemory *in_mem = gst_zc_buffer_gpu_memory (inbuf, dev);
+  GstZcMemory *out_mem = gst_zc_buffer_gpu_memory (outbuf, dev);
   GstVideoFrame in_frame;
 
   if (!out_mem || !priv->stream) {

@@ -63,6 +63,12 @@ gboolean gst_zc_base_transform_decide_zc_pool (GstZcBaseTransform * self,
 gboolean gst_zc_base_transform_propose_zc_pool (GstZcBaseTransform * self,
     GstQuery * query, GstZcMemoryType memory_type);
 
+/* Class functions for subclasses to install (see their docs) */
+gboolean gst_zc_base_transform_decide_zc_output (GstBaseTransform * trans,
+    GstQuery * query);
+void gst_zc_base_transform_sync_controlled_values (GstBaseTransform * trans,
+    GstBuffer * buffer);
+
 GstFlowReturn gst_zc_base_transform_check_input (GstZcBaseTransform * self,
     GstBuffer * inbuf);
 
@@ -72,6 +78,7 @@ GstFlowReturn gst_zc_base_transform_copy_frame (GstZcBaseTransform * self,
 GstCaps * gst_zc_caps_with_feature (GstCaps * caps, const gchar * feature);
 
 gboolean gst_zc_buffer_is_device_memory (GstBuffer * buf);
+GstZcMemory * gst_zc_buffer_gpu_memory (GstBuffer * buf, gint device);
 
 /* Plane geometry as kernels and copies see it */
 void gst_zc_video_plane_layout (GstBuffer * buf, const GstVideoInfo * info,

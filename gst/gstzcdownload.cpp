@@ -76,19 +76,6 @@ gst_zc_download_transform_caps (GstBaseTransform *,
   return res;
 }
 
-static gboolean
-gst_zc_download_propose_allocation (GstBaseTransform * trans, GstQuery *,
-    GstQuery * query)
-{
-  auto *base = GST_ZC_BASE_TRANSFORM (trans);
-
-  /* Upstream GPU work that needs fresh buffers writes into memory the CPU
-   * downstream reads directly (or, with memory-type=device, into device
-   * memory that this element copies out) */
-  return gst_zc_base_transform_propose_zc_pool (base, query,
-      gst_zc_base_transform_get_memory_type (base));
-}
-
 /* Packed frames of mapped memory: no video meta, so any consumer reads them */
 static GstFlowReturn
 acquire_staging (GstZcDownload * self, GstBuffer ** outbuf)
@@ -255,8 +242,6 @@ gst_zc_download_class_init (GstZcDownloadClass * klass)
   trans_class->passthrough_on_same_caps = FALSE;
   trans_class->transform_caps =
       GST_DEBUG_FUNCPTR (gst_zc_download_transform_caps);
-  trans_class->propose_allocation =
-      GST_DEBUG_FUNCPTR (gst_zc_download_propose_allocation);
   trans_class->decide_allocation =
       GST_DEBUG_FUNCPTR (gst_zc_download_decide_allocation);
   trans_class->prepare_output_buffer =

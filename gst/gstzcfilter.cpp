@@ -515,7 +515,7 @@ static gboolean
 gst_zc_filter_propose_allocation (GstBaseTransform * trans,
     GstQuery * decide_query, GstQuery * query)
 {
-  /* In passthrough the base class forwards the query downstream instead */
+  /* In passthrough the base classes forward the query downstream instead */
   if (gst_base_transform_is_passthrough (trans))
     return GST_BASE_TRANSFORM_CLASS (gst_zc_filter_parent_class)->
         propose_allocation (trans, decide_query, query);
@@ -538,16 +538,6 @@ gst_zc_filter_propose_allocation (GstBaseTransform * trans,
   return TRUE;
 }
 
-static gboolean
-gst_zc_filter_decide_allocation (GstBaseTransform * trans, GstQuery * query)
-{
-  auto *base = GST_ZC_BASE_TRANSFORM (trans);
-
-  /* whatever zero-copy memory downstream asks for, else our own */
-  return gst_zc_base_transform_decide_zc_pool (base, query,
-      GST_ZC_MEMORY_TYPE_AUTO, gst_zc_base_transform_get_memory_type (base));
-}
-
 /* The crop meta is consumed here (the kernel crops); other metas follow the
  * base class rules. */
 static gboolean
@@ -564,17 +554,6 @@ gst_zc_filter_transform_meta (GstBaseTransform * trans, GstBuffer * outbuf,
 }
 
 /* ---- per frame ------------------------------------------------------------- */
-
-/* Controller bindings on the properties (brightness, ...) follow the
- * stream time of each frame, as in videobalance */
-static void
-gst_zc_filter_before_transform (GstBaseTransform * trans, GstBuffer * buffer)
-{
-  GstClockTime ts = gst_segment_to_stream_time (&trans->segment,
-      GST_FORMAT_TIME, GST_BUFFER_PTS (buffer));
-  if (GST_CLOCK_TIME_IS_VALID (ts))
-    gst_object_sync_values (GST_OBJECT (trans), ts);
-}
 
 /* An output frame for a frame that must be transformed while the element
  * is still negotiated for passthrough (which has no output pool) */
@@ -977,12 +956,12 @@ gst_zc_filter_class_init (GstZcFilterClass * klass)
   trans_class->sink_event = GST_DEBUG_FUNCPTR (gst_zc_filter_sink_event);
   trans_class->propose_allocation =
       GST_DEBUG_FUNCPTR (gst_zc_filter_propose_allocation);
-  trans_class->decide_allocation =
-      GST_DEBUG_FUNCPTR (gst_zc_filter_decide_allocation);
   trans_class->transform_meta =
       GST_DEBUG_FUNCPTR (gst_zc_filter_transform_meta);
+  trans_class->decide_allocation =
+      GST_DEBUG_FUNCPTR (gst_zc_base_transform_decide_zc_output);
   trans_class->before_transform =
-      GST_DEBUG_FUNCPTR (gst_zc_filter_before_transform);
+      GST_DEBUG_FUNCPTR (gst_zc_base_transform_sync_controlled_values);
   trans_class->prepare_output_buffer =
       GST_DEBUG_FUNCPTR (gst_zc_filter_prepare_output_buffer);
   trans_class->transform = GST_DEBUG_FUNCPTR (gst_zc_filter_transform);

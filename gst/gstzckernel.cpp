@@ -587,21 +587,6 @@ gst_zc_kernel_stop (GstBaseTransform * trans)
 
 /* ---- per frame ------------------------------------------------------------------- */
 
-static GstZcMemory *
-gpu_memory_of (GstBuffer * buf, gint device)
-{
-  if (gst_buffer_n_memory (buf) != 1)
-    return NULL;
-  GstMemory *m = gst_buffer_peek_memory (buf, 0);
-  if (!gst_is_zc_memory (m))
-    return NULL;
-  auto *zm = (GstZcMemory *) m;
-  if (gst_zc_memory_get_memory_type (zm) == GST_ZC_MEMORY_TYPE_SYSTEM ||
-      gst_zc_memory_get_device_id (zm) != device)
-    return NULL;
-  return zm;
-}
-
 /* In place when the element may (in-place), nobody else holds the frame,
  * and it is GPU memory of this device of the type downstream asked for */
 static GstFlowReturn
@@ -620,7 +605,7 @@ gst_zc_kernel_prepare_output_buffer (GstBaseTransform * trans,
     std::lock_guard < std::mutex > lk (priv->lock);
     in_place = priv->in_place;
   }
-  GstZcMemory *mem = gpu_memory_of (inbuf, priv->device);
+  GstZcMemory *mem = gst_zc_buffer_gpu_memory (inbuf, priv->device);
   GstZcMemoryType want = gst_zc_base_transform_get_pool_memory_type (base);
   if (in_place && mem && (want == GST_ZC_MEMORY_TYPE_AUTO ||
           gst_zc_memory_get_memory_type (mem) == want) &&
@@ -656,8 +641,7 @@ frame_view (GstBuffer * buf, const GstVideoInfo * info, guint8 * base,
     f->plane[p].stride = (int) stride;
     f->plane[p].width = GST_VIDEO_FORMAT_INFO_SCALE_WIDTH (finfo, comp[0],
         f->width);
-    f->plane[p].height = GST_VIDEO_FORMAT_INFO_SCALE_HEIGHT (finfo, comp[0],
-        f->height);
+    f->plane[p].height = (int) gst_zc_video_plane_rows (info, p);
     f->plane[p].pixel_stride = GST_VIDEO_FORMAT_INFO_PSTRIDE (finfo, comp[0]);
   }
   guint n_comp = GST_VIDEO_FORMAT_INFO_N_COMPONENTS (finfo);
@@ -689,29 +673,19 @@ frame_view (GstBuffer * buf, const GstVideoInfo * info, guint8 * base,
   }
 }
 
-/* A kernel built meanwhile by a worker replaces the running one here,
- * between two frames */
+/* A kernel built meanwhile by the worker (@pending) replaces the running
+ * one here, between two frames */
 static void
-take_pending (GstZcKernel * self)
+swap_in (GstZcKernel * self, GstZcUserKernel * pending)
 {
   auto *priv = self->priv;
   auto *base = GST_ZC_BASE_TRANSFORM (self);
-  GstZcUserKernel *k;
-  {
-    std::lock_guard < std::mutex > lk (priv->lock);
-    k = priv->pending;
-    priv->pending = nullptr;
-    if (k)
-      priv->swaps++;
-  }
-  if (!k)
-    return;
   /* the old module goes once the launches queued with it are done: once
    * per swap, not per frame */
   gst_zc_context_sync_stream (gst_zc_base_transform_get_context (base),
       gst_zc_base_transform_get_stream (base));
   gst_zc_user_kernel_free (priv->kernel);
-  priv->kernel = k;
+  priv->kernel = pending;
   GST_INFO_OBJECT (self, "new kernel from frame %" G_GUINT64_FORMAT " on",
       priv->frame_number);
 }
@@ -730,16 +704,22 @@ gst_zc_kernel_transform (GstBaseTransform * trans, GstBuffer * inbuf,
             "for the process"), (NULL));
     return GST_FLOW_ERROR;
   }
-  take_pending (self);
-
+  /* one snapshot of what the application may change meanwhile */
   ZcParams params;
   guint bw, bh;
+  GstZcUserKernel *pending;
   {
     std::lock_guard < std::mutex > lk (priv->lock);
     params = priv->packed;
     bw = priv->block_w;
     bh = priv->block_h;
+    pending = priv->pending;
+    priv->pending = nullptr;
+    if (pending)
+      priv->swaps++;
   }
+  if (pending)
+    swap_in (self, pending);
   guint max_threads = gst_zc_user_kernel_max_threads (priv->kernel);
   if (bw * bh > max_threads) {
     GST_ELEMENT_ERROR (self, LIBRARY, SETTINGS,
@@ -749,8 +729,8 @@ gst_zc_kernel_transform (GstBaseTransform * trans, GstBuffer * inbuf,
   }
 
   gsize copied = 0;
-  GstZcMemory *in_mem = gpu_memory_of (inbuf, priv->device);
-  GstZcMemory *out_mem = gpu_memory_of (outbuf, priv->device);
+  GstZcMemory *in_mem = gst_zc_buffer_gpu_memory (inbuf, priv->device);
+  GstZcMemory *out_mem = gst_zc_buffer_gpu_memory (outbuf, priv->device);
   if (!out_mem) {
     GST_ELEMENT_ERROR (self, CORE, NEGOTIATION,
         ("The output frame is not GPU memory of CUDA device %d", priv->device),
@@ -806,36 +786,6 @@ gst_zc_kernel_transform (GstBaseTransform * trans, GstBuffer * inbuf,
   if (!copied)
     gst_zc_base_transform_count_buffer (base, 0);
   return GST_FLOW_OK;
-}
-
-/* ---- allocation ------------------------------------------------------------------ */
-
-static gboolean
-gst_zc_kernel_propose_allocation (GstBaseTransform * trans, GstQuery *,
-    GstQuery * query)
-{
-  auto *base = GST_ZC_BASE_TRANSFORM (trans);
-  /* upstream writes straight into the memory the kernel works in */
-  return gst_zc_base_transform_propose_zc_pool (base, query,
-      gst_zc_base_transform_get_memory_type (base));
-}
-
-static gboolean
-gst_zc_kernel_decide_allocation (GstBaseTransform * trans, GstQuery * query)
-{
-  auto *base = GST_ZC_BASE_TRANSFORM (trans);
-  return gst_zc_base_transform_decide_zc_pool (base, query,
-      GST_ZC_MEMORY_TYPE_AUTO, gst_zc_base_transform_get_memory_type (base));
-}
-
-/* Controller bindings follow the stream time of each frame */
-static void
-gst_zc_kernel_before_transform (GstBaseTransform * trans, GstBuffer * buffer)
-{
-  GstClockTime ts = gst_segment_to_stream_time (&trans->segment,
-      GST_FORMAT_TIME, GST_BUFFER_PTS (buffer));
-  if (GST_CLOCK_TIME_IS_VALID (ts))
-    gst_object_sync_values (GST_OBJECT (trans), ts);
 }
 
 /* ---- GObject ------------------------------------------------------------------ */
@@ -920,12 +870,10 @@ gst_zc_kernel_class_init (GstZcKernelClass * klass)
   trans_class->transform_ip_on_passthrough = FALSE;
   trans_class->start = GST_DEBUG_FUNCPTR (gst_zc_kernel_start);
   trans_class->stop = GST_DEBUG_FUNCPTR (gst_zc_kernel_stop);
-  trans_class->propose_allocation =
-      GST_DEBUG_FUNCPTR (gst_zc_kernel_propose_allocation);
   trans_class->decide_allocation =
-      GST_DEBUG_FUNCPTR (gst_zc_kernel_decide_allocation);
+      GST_DEBUG_FUNCPTR (gst_zc_base_transform_decide_zc_output);
   trans_class->before_transform =
-      GST_DEBUG_FUNCPTR (gst_zc_kernel_before_transform);
+      GST_DEBUG_FUNCPTR (gst_zc_base_transform_sync_controlled_values);
   trans_class->prepare_output_buffer =
       GST_DEBUG_FUNCPTR (gst_zc_kernel_prepare_output_buffer);
   trans_class->transform = GST_DEBUG_FUNCPTR (gst_zc_kernel_transform);

@@ -778,6 +778,15 @@ launch_failure (const char *what, int code, const std::string & text,
   return r;
 }
 
+/* A failed runtime call: the runtime keeps its error as the last one */
+static GstZcGpuResult
+runtime_failure (const char *what, bool * sticky)
+{
+  cudaError_t err = cudaGetLastError ();
+  return launch_failure (what, err, std::string (cudaGetErrorName (err)) +
+      ": " + cudaGetErrorString (err), sticky);
+}
+
 GstZcGpuResult
 gst_zc_user_kernel_launch (GstZcUserKernel * k, const GstZcKernelLaunch & l,
     gpointer stream, bool * sticky)
@@ -787,12 +796,9 @@ gst_zc_user_kernel_launch (GstZcUserKernel * k, const GstZcKernelLaunch & l,
   gst_zc::DeviceScope scope (k->device);
   bool in_place = l.in_mem == l.out_mem;
   if (!scope.ok () || !gst_zc_memory_prepare_gpu (l.in_mem, stream) ||
-      (!in_place && !gst_zc_memory_prepare_gpu (l.out_mem, stream))) {
-    cudaError_t err = cudaGetLastError ();
-    return launch_failure ("Could not order the kernel after the frame's "
-        "fence", err, std::string (cudaGetErrorName (err)) + ": " +
-        cudaGetErrorString (err), sticky);
-  }
+      (!in_place && !gst_zc_memory_prepare_gpu (l.out_mem, stream)))
+    return runtime_failure ("Could not order the kernel after the frame's "
+        "fence", sticky);
 
   CUresult r;
   {
@@ -810,12 +816,8 @@ gst_zc_user_kernel_launch (GstZcUserKernel * k, const GstZcKernelLaunch & l,
     return launch_failure ("Could not launch the kernel", r,
         cu_error_text (r), sticky);
   if (!gst_zc_memory_set_gpu_fence (l.out_mem, stream) ||
-      (!in_place && !gst_zc_memory_set_gpu_fence (l.in_mem, stream))) {
-    cudaError_t err = cudaGetLastError ();
-    return launch_failure ("Could not record the kernel's fence", err,
-        std::string (cudaGetErrorName (err)) + ": " +
-        cudaGetErrorString (err), sticky);
-  }
+      (!in_place && !gst_zc_memory_set_gpu_fence (l.in_mem, stream)))
+    return runtime_failure ("Could not record the kernel's fence", sticky);
   return GstZcGpuResult ();
 }
 
