@@ -161,6 +161,29 @@ zc_test_system_copy (GstBuffer * buf)
   return copy;
 }
 
+/* Pad probes (GST_PAD_PROBE_TYPE_BUFFER) recording what crosses a pad:
+ * a system-memory copy of each buffer (@user_data: a std::vector of
+ * GstBuffer *, the caller unrefs them), or the GstMemory of each buffer,
+ * to tell in place from not (@user_data: a std::vector of GstMemory *,
+ * not reffed: compared by address only) */
+static inline GstPadProbeReturn
+zc_test_probe_keep_copy (GstPad *, GstPadProbeInfo * info, gpointer user_data)
+{
+  auto *copies = static_cast < std::vector < GstBuffer * >*>(user_data);
+  copies->push_back (zc_test_system_copy (GST_PAD_PROBE_INFO_BUFFER (info)));
+  return GST_PAD_PROBE_OK;
+}
+
+static inline GstPadProbeReturn
+zc_test_probe_record_memory (GstPad *, GstPadProbeInfo * info,
+    gpointer user_data)
+{
+  auto *mems = static_cast < std::vector < GstMemory * >*>(user_data);
+  mems->push_back (gst_buffer_peek_memory (GST_PAD_PROBE_INFO_BUFFER (info),
+          0));
+  return GST_PAD_PROBE_OK;
+}
+
 /* ---------------------------------------------------------------------- */
 /* Pipelines and their bus                                                */
 /* ---------------------------------------------------------------------- */

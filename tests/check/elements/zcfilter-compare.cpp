@@ -680,15 +680,6 @@ GST_END_TEST;
 /* Passthrough                                                            */
 /* ---------------------------------------------------------------------- */
 
-static GstPadProbeReturn
-remember_memory (GstPad *, GstPadProbeInfo * info, gpointer user_data)
-{
-  auto *seen = (std::vector < GstMemory * >*)user_data;
-  seen->push_back (gst_buffer_peek_memory (GST_PAD_PROBE_INFO_BUFFER (info),
-          0));
-  return GST_PAD_PROBE_OK;
-}
-
 /* One format through "zcupload ! zcfilter <defaults> ! <same caps> !
  * zcdownload": "" or what went wrong. */
 static std::string
@@ -713,10 +704,10 @@ check_passthrough (GstVideoFormat fmt)
   GstPad *fsink = gst_element_get_static_pad (f, "sink");
   GstPad *fsrc = gst_element_get_static_pad (f, "src");
   std::vector < GstMemory * >in_mems, out_mems;
-  gst_pad_add_probe (fsink, GST_PAD_PROBE_TYPE_BUFFER, remember_memory,
-      &in_mems, NULL);
-  gst_pad_add_probe (fsrc, GST_PAD_PROBE_TYPE_BUFFER, remember_memory,
-      &out_mems, NULL);
+  gst_pad_add_probe (fsink, GST_PAD_PROBE_TYPE_BUFFER,
+      zc_test_probe_record_memory, &in_mems, NULL);
+  gst_pad_add_probe (fsrc, GST_PAD_PROBE_TYPE_BUFFER,
+      zc_test_probe_record_memory, &out_mems, NULL);
 
   std::string err;
   const gchar *name = fmt_name (fmt);

@@ -149,14 +149,6 @@ GST_START_TEST (test_source_kernel_without_nvrtc_is_an_error)
 GST_END_TEST;
 
 
-static GstPadProbeReturn
-keep_input_copy (GstPad *, GstPadProbeInfo * info, gpointer user_data)
-{
-  auto *inputs = (std::vector < GstBuffer * >*)user_data;
-  inputs->push_back (zc_test_system_copy (GST_PAD_PROBE_INFO_BUFFER (info)));
-  return GST_PAD_PROBE_OK;
-}
-
 /* Runs videotestsrc's snow through the kernel at @location and checks every
  * frame against zcfilter invert=true's reference */
 static void
@@ -175,8 +167,8 @@ check_invert_binary (const std::string & location, GstVideoFormat format,
   GstElement *sink = zc_test_get_by_name (p, "sink");
   std::vector < GstBuffer * >inputs;
   GstPad *pad = gst_element_get_static_pad (up, "sink");
-  gst_pad_add_probe (pad, GST_PAD_PROBE_TYPE_BUFFER, keep_input_copy, &inputs,
-      NULL);
+  gst_pad_add_probe (pad, GST_PAD_PROBE_TYPE_BUFFER,
+      zc_test_probe_keep_copy, &inputs, NULL);
   gst_object_unref (pad);
   const ZcFilterSetting *invert = NULL;
   for (const ZcFilterSetting & s:zc_filter_settings)

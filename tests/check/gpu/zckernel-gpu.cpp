@@ -249,24 +249,6 @@ static std::vector < InvertCase > invert_cases (void)
   return cases;
 }
 
-static GstPadProbeReturn
-keep_input_copy (GstPad *, GstPadProbeInfo * info, gpointer user_data)
-{
-  auto *inputs = (std::vector < GstBuffer * >*)user_data;
-  inputs->push_back (zc_test_system_copy (GST_PAD_PROBE_INFO_BUFFER (info)));
-  return GST_PAD_PROBE_OK;
-}
-
-/* The GstMemory of each buffer crossing a pad, to tell in place from not */
-static GstPadProbeReturn
-record_memory (GstPad *, GstPadProbeInfo * info, gpointer user_data)
-{
-  auto *mems = (std::vector < GstMemory * >*)user_data;
-  mems->push_back (gst_buffer_peek_memory (GST_PAD_PROBE_INFO_BUFFER (info),
-          0));
-  return GST_PAD_PROBE_OK;
-}
-
 struct KernelRun
 {
   std::vector < GstBuffer * >inputs;    /* what zcupload got, copied */
@@ -308,16 +290,16 @@ run_kernel (const InvertCase & c, const std::string & props, KernelRun & run)
   GstElement *k = zc_test_get_by_name (p, "k");
   GstElement *sink = zc_test_get_by_name (p, "sink");
   GstPad *pad = gst_element_get_static_pad (up, "sink");
-  gst_pad_add_probe (pad, GST_PAD_PROBE_TYPE_BUFFER, keep_input_copy,
-      &run.inputs, NULL);
+  gst_pad_add_probe (pad, GST_PAD_PROBE_TYPE_BUFFER,
+      zc_test_probe_keep_copy, &run.inputs, NULL);
   gst_object_unref (pad);
   pad = gst_element_get_static_pad (k, "sink");
-  gst_pad_add_probe (pad, GST_PAD_PROBE_TYPE_BUFFER, record_memory,
-      &run.in_mems, NULL);
+  gst_pad_add_probe (pad, GST_PAD_PROBE_TYPE_BUFFER,
+      zc_test_probe_record_memory, &run.in_mems, NULL);
   gst_object_unref (pad);
   pad = gst_element_get_static_pad (k, "src");
-  gst_pad_add_probe (pad, GST_PAD_PROBE_TYPE_BUFFER, record_memory,
-      &run.out_mems, NULL);
+  gst_pad_add_probe (pad, GST_PAD_PROBE_TYPE_BUFFER,
+      zc_test_probe_record_memory, &run.out_mems, NULL);
   gst_object_unref (pad);
 
   if (gst_element_set_state (p, GST_STATE_PLAYING) == GST_STATE_CHANGE_FAILURE) {
