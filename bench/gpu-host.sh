@@ -14,6 +14,9 @@ export GST_PLUGIN_PATH=$PWD/$b/gst
 
 case $phase in
 tests)
+  # nvcodec's elements are in the GStreamer bundle there: their absence is a
+  # failure of gpu/nvcodec-gpu, not a skip
+  export ZC_TEST_REQUIRE_NVCODEC=1
   meson test -C "$b" --no-rebuild --print-errorlogs > "$out/test.log" 2>&1
   echo "meson test rc=$?"
   grep -E "^ *[0-9]+/[0-9]+ |^(Ok|Fail|Skipped|Timeout):" "$out/test.log"
@@ -22,7 +25,7 @@ tests)
   # compute-sanitizer on one pipeline test program, the GPU filter suite
   # and zcfilter's property races (a second per property: the sanitizer is
   # slow), with the environment meson gives them
-  for t in elements/pipelines gpu/zcfilter-gpu elements/zcfilter-robust; do
+  for t in elements/pipelines gpu/zcfilter-gpu elements/zcfilter-robust gpu/nvcodec-gpu; do
     log=$out/sanitizer-${t//\//-}.log
     ZC_RACE_SECONDS=${ZC_RACE_SECONDS:-1} meson test -C "$b" --no-rebuild --wrapper \
       "compute-sanitizer --tool memcheck --leak-check full --error-exitcode 3 --log-file $log.san" \

@@ -48,6 +48,12 @@ struct ZcBaseTransformState
   guint64 copied_buffers = 0;
   guint64 bytes_copied = 0;
   guint64 bytes_staged = 0;
+  guint64 cuda_memory_buffers = 0;
+  guint64 adopted_buffers = 0;
+  guint64 registrations = 0;
+  guint64 bytes_registered = 0;
+  /* the device of a gst.cuda.context set on the element, for device-id=-1 */
+  gint cuda_device_hint = -1;
 
   /* from start() to stop() */
   GstZcContext *context = nullptr;
@@ -58,6 +64,13 @@ struct ZcBaseTransformState
 
   GstVideoInfo in_info;
   GstVideoInfo out_info;
+  /* the pads' memory is memory:CUDAMemory (set_caps) */
+  gboolean in_cuda = FALSE;
+  gboolean out_cuda = FALSE;
+  /* allocators of the wrappers around foreign memory (start to stop) */
+  GstAllocator *wrap_mapped = nullptr;
+  GstAllocator *wrap_device = nullptr;
+  gboolean warned_foreign_cuda = FALSE;
 
   /* Pools this element made (proposed upstream, or its own output pool),
    * kept so that a renegotiation to caps it already had takes the same pool
@@ -101,6 +114,10 @@ stats_structure_locked (GstZcBaseTransform * self)
       "copied-buffers", G_TYPE_UINT64, priv->copied_buffers,
       "bytes-copied", G_TYPE_UINT64, priv->bytes_copied,
       "bytes-staged", G_TYPE_UINT64, priv->bytes_staged,
+      "cuda-memory-buffers", G_TYPE_UINT64, priv->cuda_memory_buffers,
+      "adopted-buffers", G_TYPE_UINT64, priv->adopted_buffers,
+      "registrations", G_TYPE_UINT64, priv->registrations,
+      "bytes-registered", G_TYPE_UINT64, priv->bytes_registered,
       "backend", G_TYPE_STRING, gpu ? "cuda" : "cpu",
       "device-name", G_TYPE_STRING, priv->context ?
       gst_zc_context_get_device_name (priv->context) : "none",
@@ -180,9 +197,14 @@ gst_zc_base_transform_set_context (GstElement * element, GstContext * context)
 {
   auto *priv = get_priv (GST_ZC_BASE_TRANSFORM (element));
   gint device_id;
+  /* nvcodec's context names the GPU its elements run on: with device-id=-1
+   * this element follows it */
+  gint cuda_device = gst_zc_cuda_context_get_device_id (context);
   {
     std::lock_guard < std::mutex > lk (priv->lock);
     device_id = priv->device_id;
+    if (cuda_device >= 0 && device_id < 0)
+      priv->cuda_device_hint = cuda_device;
   }
   gst_zc_handle_set_context (element, context, device_id, &priv->context);
 
@@ -196,9 +218,31 @@ gst_zc_base_transform_query (GstBaseTransform * trans,
 {
   auto *priv = get_priv (GST_ZC_BASE_TRANSFORM (trans));
 
-  if (GST_QUERY_TYPE (query) == GST_QUERY_CONTEXT &&
-      gst_zc_handle_context_query (GST_ELEMENT (trans), query, priv->context))
-    return TRUE;
+  if (GST_QUERY_TYPE (query) == GST_QUERY_CONTEXT) {
+    if (gst_zc_handle_context_query (GST_ELEMENT (trans), query,
+            priv->context))
+      return TRUE;
+    /* nvcodec's elements ask their neighbours for a gst.cuda.context when
+     * they open, which may be before this element has started: open the
+     * device now, so both sides share its primary context */
+    const gchar *type = NULL;
+    if (gst_zc_have_cuda_memory_interop () &&
+        gst_query_parse_context_type (query, &type) &&
+        g_strcmp0 (type, GST_ZC_CUDA_CONTEXT_TYPE) == 0) {
+      if (!priv->context) {
+        gint device_id;
+        {
+          std::lock_guard < std::mutex > lk (priv->lock);
+          device_id = priv->device_id >= 0 ? priv->device_id :
+              priv->cuda_device_hint;
+        }
+        gst_zc_ensure_element_context (GST_ELEMENT (trans), device_id,
+            &priv->context, NULL);
+      }
+      return gst_zc_handle_cuda_context_query (GST_ELEMENT (trans), query,
+          priv->context);
+    }
+  }
 
   /* An ALLOCATION query from upstream may make GstBaseTransform renegotiate
    * its own output and keep the allocation query it sent downstream. It
@@ -270,6 +314,39 @@ gst_zc_base_transform_sync_controlled_values (GstBaseTransform * trans,
     gst_object_sync_values (GST_OBJECT (trans), ts);
 }
 
+/* A frame in nvcodec's device memory becomes, without a copy, a device
+ * #GstZcMemory the element works on like its own (it holds the original
+ * until the GPU work on it is fenced done). In passthrough it stays as it
+ * is. One of another CUDA context or GPU stays as it is too: the element
+ * decides (zcupload copies it, zcfilter refuses it). */
+static GstFlowReturn
+gst_zc_base_transform_submit_input_buffer (GstBaseTransform * trans,
+    gboolean is_discont, GstBuffer * input)
+{
+  auto *self = GST_ZC_BASE_TRANSFORM (trans);
+  auto *priv = get_priv (self);
+
+  if (priv->in_cuda && priv->wrap_device &&
+      !gst_base_transform_is_passthrough (trans) &&
+      gst_zc_buffer_is_cuda_memory (input)) {
+    GstBuffer *view = gst_zc_buffer_import_cuda (priv->wrap_device, input,
+        FALSE);
+    if (view) {
+      gst_buffer_unref (input);
+      input = view;
+      std::lock_guard < std::mutex > lk (priv->lock);
+      priv->cuda_memory_buffers++;
+    } else if (!priv->warned_foreign_cuda) {
+      priv->warned_foreign_cuda = TRUE;
+      GST_WARNING_OBJECT (self, "memory:CUDAMemory of another CUDA context "
+          "or GPU than this element's (device %d): it cannot be read in "
+          "place", gst_zc_context_get_device_id (priv->context));
+    }
+  }
+  return GST_BASE_TRANSFORM_CLASS (gst_zc_base_transform_parent_class)->
+      submit_input_buffer (trans, is_discont, input);
+}
+
 static GQuark
 fallback_warned_quark (void)
 {
@@ -289,12 +366,15 @@ gst_zc_base_transform_start (GstBaseTransform * trans)
 
   {
     std::lock_guard < std::mutex > lk (priv->lock);
-    device_id = priv->device_id;
+    device_id = priv->device_id >= 0 ? priv->device_id :
+        priv->cuda_device_hint;
     requested = priv->memory_type;
     cpu_fallback = priv->cpu_fallback;
     priv->buffers = priv->zero_copy_buffers = 0;
     priv->copied_buffers = priv->bytes_copied = 0;
     priv->bytes_staged = 0;
+    priv->cuda_memory_buffers = priv->adopted_buffers = 0;
+    priv->registrations = priv->bytes_registered = 0;
   }
 
   if (!gst_zc_ensure_element_context (GST_ELEMENT (trans), device_id,
@@ -359,6 +439,16 @@ gst_zc_base_transform_start (GstBaseTransform * trans)
     }
   }
 
+  /* Wrappers of foreign frames: host memory registered with CUDA (mapped)
+   * and nvcodec's device memory */
+  if (stream) {
+    priv->wrap_mapped = gst_zc_context_get_allocator (ctx,
+        GST_ZC_MEMORY_TYPE_MAPPED);
+    priv->wrap_device = gst_zc_context_get_allocator (ctx,
+        GST_ZC_MEMORY_TYPE_DEVICE);
+  }
+  priv->warned_foreign_cuda = FALSE;
+
   {
     std::lock_guard < std::mutex > lk (priv->lock);
     priv->stream = stream;
@@ -391,6 +481,8 @@ gst_zc_base_transform_stop (GstBaseTransform * trans)
     gst_caps_unref (m.caps);
   }
   priv->made_pools.clear ();
+  gst_clear_object (&priv->wrap_mapped);
+  gst_clear_object (&priv->wrap_device);
   gst_clear_object (&priv->context);
   return TRUE;
 }
@@ -450,6 +542,8 @@ gst_zc_base_transform_set_caps (GstBaseTransform * trans, GstCaps * incaps,
 
   priv->in_info = in_info;
   priv->out_info = out_info;
+  priv->in_cuda = gst_zc_caps_is_cuda_memory (incaps);
+  priv->out_cuda = gst_zc_caps_is_cuda_memory (outcaps);
   if (klass->set_info)
     return klass->set_info (self, incaps, &priv->in_info, outcaps,
         &priv->out_info);
@@ -496,6 +590,8 @@ gst_zc_base_transform_finalize (GObject * object)
   auto *self = GST_ZC_BASE_TRANSFORM (object);
   auto *priv = get_priv (self);
 
+  gst_clear_object (&priv->wrap_mapped);
+  gst_clear_object (&priv->wrap_device);
   gst_clear_object (&priv->context);
   delete priv;
 
@@ -538,8 +634,11 @@ gst_zc_base_transform_class_init (GstZcBaseTransformClass * klass)
       g_param_spec_boxed ("stats", "Statistics",
           "Counters since start: buffers, zero-copy-buffers, copied-buffers, "
           "bytes-copied, bytes-staged (zcfilter: frame bytes the copy engines "
-          "moved between mapped and device memory around its kernels) "
-          "(guint64), "
+          "moved between mapped and device memory around its kernels), "
+          "cuda-memory-buffers (frames of nvcodec's memory:CUDAMemory read or "
+          "written in place), adopted-buffers, registrations and "
+          "bytes-registered (zcupload: foreign system memory registered with "
+          "CUDA and used in place) (guint64), "
           "and backend (cuda or cpu), device-name, memory-type (strings)", GST_TYPE_STRUCTURE,
           (GParamFlags) (G_PARAM_READABLE | G_PARAM_STATIC_STRINGS)));
 
@@ -550,6 +649,8 @@ gst_zc_base_transform_class_init (GstZcBaseTransformClass * klass)
   trans_class->stop = GST_DEBUG_FUNCPTR (gst_zc_base_transform_stop);
   trans_class->set_caps = GST_DEBUG_FUNCPTR (gst_zc_base_transform_set_caps);
   trans_class->query = GST_DEBUG_FUNCPTR (gst_zc_base_transform_query);
+  trans_class->submit_input_buffer =
+      GST_DEBUG_FUNCPTR (gst_zc_base_transform_submit_input_buffer);
   trans_class->propose_allocation =
       GST_DEBUG_FUNCPTR (gst_zc_base_transform_propose_allocation);
   trans_class->transform_size =
@@ -711,6 +812,50 @@ gst_zc_base_transform_new_pool (GstZcBaseTransform * self, GstCaps * caps,
   return pool;
 }
 
+/* Output as memory:CUDAMemory: a GstCudaBufferPool of the CUDA context we
+ * share with nvcodec (whatever pool downstream offered, which may be of
+ * another context), so kernels write the frames in place */
+static gboolean
+decide_cuda_pool (GstZcBaseTransform * self, GstQuery * query, GstCaps * caps,
+    const GstVideoInfo * info)
+{
+  auto *priv = get_priv (self);
+  GstBufferPool *pool = priv->context ?
+      gst_zc_cuda_buffer_pool_new (priv->context) : NULL;
+  if (!pool) {
+    GST_ELEMENT_ERROR (self, RESOURCE, NO_SPACE_LEFT,
+        ("Could not create a CUDA buffer pool for memory:CUDAMemory output"),
+        ("%s", gst_zc_have_cuda_memory_interop ()? "no GPU" :
+            "built without gstreamer-cuda-1.0"));
+    return FALSE;
+  }
+  guint size = GST_VIDEO_INFO_SIZE (info), min = 2, max = 0;
+  if (gst_query_get_n_allocation_pools (query) > 0) {
+    gst_query_parse_nth_allocation_pool (query, 0, NULL, NULL, &min, &max);
+    min = MAX (min, 2u);
+  }
+  GstStructure *config = gst_buffer_pool_get_config (pool);
+  gst_buffer_pool_config_set_params (config, caps, size, min, max);
+  gst_buffer_pool_config_add_option (config, GST_BUFFER_POOL_OPTION_VIDEO_META);
+  if (!gst_buffer_pool_set_config (pool, config)) {
+    GST_ELEMENT_ERROR (self, RESOURCE, SETTINGS,
+        ("The CUDA buffer pool refused its configuration"), (NULL));
+    gst_object_unref (pool);
+    return FALSE;
+  }
+  config = gst_buffer_pool_get_config (pool);
+  gst_buffer_pool_config_get_params (config, NULL, &size, NULL, NULL);
+  gst_structure_free (config);
+  if (gst_query_get_n_allocation_pools (query) > 0)
+    gst_query_set_nth_allocation_pool (query, 0, pool, size, min, max);
+  else
+    gst_query_add_allocation_pool (query, pool, size, min, max);
+  gst_object_unref (pool);
+  priv->pool_type = GST_ZC_MEMORY_TYPE_DEVICE;
+  GST_DEBUG_OBJECT (self, "output pool: CUDA memory of the shared context");
+  return TRUE;
+}
+
 /* decide_allocation for elements whose output is zero-copy memory: keep a
  * downstream zero-copy pool of our device (of @wanted type, unless AUTO:
  * then the consumer chooses), otherwise use our own of @fallback type. */
@@ -727,6 +872,8 @@ gst_zc_base_transform_decide_zc_pool (GstZcBaseTransform * self,
   gst_query_parse_allocation (query, &caps, NULL);
   if (!caps || !gst_video_info_from_caps (&info, caps))
     return FALSE;
+  if (gst_zc_caps_is_cuda_memory (caps))
+    return decide_cuda_pool (self, query, caps, &info);
 
   gboolean have = gst_query_get_n_allocation_pools (query) > 0;
   if (have)
@@ -801,6 +948,29 @@ gst_zc_base_transform_propose_zc_pool (GstZcBaseTransform * self,
     return FALSE;
 
   gst_query_add_allocation_meta (query, GST_VIDEO_META_API_TYPE, NULL);
+
+  /* memory:CUDAMemory from nvcodec: a CUDA pool of the shared context, so
+   * the producer's frames are ours to read in place */
+  if (gst_zc_caps_is_cuda_memory (caps)) {
+    GstBufferPool *pool = need_pool ?
+        gst_zc_cuda_buffer_pool_new (priv->context) : NULL;
+    if (pool) {
+      GstStructure *config = gst_buffer_pool_get_config (pool);
+      gst_buffer_pool_config_set_params (config, caps,
+          GST_VIDEO_INFO_SIZE (&info), 2, 0);
+      gst_buffer_pool_config_add_option (config,
+          GST_BUFFER_POOL_OPTION_VIDEO_META);
+      guint size = GST_VIDEO_INFO_SIZE (&info);
+      if (gst_buffer_pool_set_config (pool, config)) {
+        config = gst_buffer_pool_get_config (pool);
+        gst_buffer_pool_config_get_params (config, NULL, &size, NULL, NULL);
+        gst_structure_free (config);
+        gst_query_add_allocation_pool (query, pool, size, 2, 0);
+      }
+      gst_object_unref (pool);
+    }
+    return TRUE;
+  }
 
   GstAllocator *allocator = gst_zc_context_get_allocator (priv->context,
       memory_type);
@@ -1041,6 +1211,28 @@ gst_zc_base_transform_check_input (GstZcBaseTransform * self,
   return GST_FLOW_ERROR;
 }
 
+/**
+ * gst_zc_buffer_gpu_writable:
+ *
+ * Whether a kernel may write @buf in place: nobody else holds the buffer or
+ * its memory, and no memory is read-only. GStreamer's writability leaves
+ * the last out (it only stops write maps), and kernels write through device
+ * pointers without a map: foreign memory registered read-only with CUDA
+ * (adopted by zcupload) or a decoder's frame would fault or be changed
+ * under its owner.
+ */
+gboolean
+gst_zc_buffer_gpu_writable (GstBuffer * buf)
+{
+  if (!gst_buffer_is_writable (buf) || !gst_buffer_is_all_memory_writable (buf))
+    return FALSE;
+  for (guint i = 0; i < gst_buffer_n_memory (buf); i++) {
+    if (GST_MEMORY_IS_READONLY (gst_buffer_peek_memory (buf, i)))
+      return FALSE;
+  }
+  return TRUE;
+}
+
 /* Whether @buf is one memory of device type */
 gboolean
 gst_zc_buffer_is_device_memory (GstBuffer * buf)
@@ -1116,5 +1308,118 @@ gst_zc_base_transform_copy_frame (GstZcBaseTransform * self,
   }
   gst_zc_base_transform_count_buffer (self,
       GST_VIDEO_INFO_SIZE (&priv->out_info));
+  return GST_FLOW_OK;
+}
+
+/**
+ * gst_zc_caps_is_cuda_memory:
+ *
+ * Returns: whether the first structure of @caps has the memory:CUDAMemory
+ *   feature of GStreamer's CUDA elements
+ */
+gboolean
+gst_zc_caps_is_cuda_memory (GstCaps * caps)
+{
+  if (!caps || gst_caps_is_empty (caps) || gst_caps_is_any (caps))
+    return FALSE;
+  GstCapsFeatures *f = gst_caps_get_features (caps, 0);
+  return f && gst_caps_features_contains (f,
+      GST_CAPS_FEATURE_MEMORY_CUDA_MEMORY_NVCODEC);
+}
+
+gboolean
+gst_zc_base_transform_in_cuda_memory (GstZcBaseTransform * self)
+{
+  return get_priv (self)->in_cuda;
+}
+
+gboolean
+gst_zc_base_transform_out_cuda_memory (GstZcBaseTransform * self)
+{
+  return get_priv (self)->out_cuda;
+}
+
+GstAllocator *
+gst_zc_base_transform_get_wrap_allocator (GstZcBaseTransform * self,
+    GstZcMemoryType memory_type)
+{
+  auto *priv = get_priv (self);
+  return memory_type == GST_ZC_MEMORY_TYPE_DEVICE ? priv->wrap_device :
+      priv->wrap_mapped;
+}
+
+/**
+ * gst_zc_base_transform_count_adopted:
+ * @registered: bytes registered with CUDA for this frame (0 when its memory
+ *   was registered before)
+ *
+ * Counts a foreign host frame that is used in place (no copy).
+ */
+void
+gst_zc_base_transform_count_adopted (GstZcBaseTransform * self,
+    gsize registered)
+{
+  auto *priv = get_priv (self);
+  std::lock_guard < std::mutex > lk (priv->lock);
+  priv->adopted_buffers++;
+  if (registered) {
+    priv->registrations++;
+    priv->bytes_registered += registered;
+  }
+}
+
+/**
+ * gst_zc_base_transform_import_output:
+ * @outbuf: an output frame of one GstCudaMemory of the shared context
+ *
+ * The view of @outbuf that kernels and copies write: a device #GstZcMemory
+ * over the same bytes. Give it back with
+ * gst_zc_base_transform_release_output() before @outbuf leaves.
+ *
+ * Returns: (transfer full) (nullable): the view, or %NULL with an element
+ *   error posted
+ */
+GstBuffer *
+gst_zc_base_transform_import_output (GstZcBaseTransform * self,
+    GstBuffer * outbuf)
+{
+  auto *priv = get_priv (self);
+  GstBuffer *view = priv->wrap_device ?
+      gst_zc_buffer_import_cuda (priv->wrap_device, outbuf, TRUE) : NULL;
+  if (!view) {
+    GST_ELEMENT_ERROR (self, RESOURCE, WRITE,
+        ("Could not write the output frame in CUDA memory"),
+        ("the output buffer is not one GstCudaMemory of this element's "
+            "CUDA context: %" GST_PTR_FORMAT, outbuf));
+    return NULL;
+  }
+  std::lock_guard < std::mutex > lk (priv->lock);
+  priv->cuda_memory_buffers++;
+  return view;
+}
+
+/**
+ * gst_zc_base_transform_release_output:
+ * @view: (transfer full): what gst_zc_base_transform_import_output() gave
+ *
+ * Waits until the GPU work written into @view is done, then drops it: the
+ * CUDA elements of GStreamer 1.22 read a frame they receive at once, on
+ * their own stream, so it must be finished when it leaves.
+ *
+ * Returns: %GST_FLOW_OK, or %GST_FLOW_ERROR with an element error posted
+ */
+GstFlowReturn
+gst_zc_base_transform_release_output (GstZcBaseTransform * self,
+    GstBuffer * view)
+{
+  auto *mem = (GstZcMemory *) gst_buffer_peek_memory (view, 0);
+  gboolean ok = gst_zc_memory_wait_cpu (mem);
+  gst_buffer_unref (view);
+  if (!ok) {
+    GST_ELEMENT_ERROR (self, RESOURCE, FAILED,
+        ("The GPU work on the output frame failed"),
+        ("see GST_DEBUG=zcmemory:2 for the CUDA error"));
+    return GST_FLOW_ERROR;
+  }
   return GST_FLOW_OK;
 }

@@ -20,6 +20,15 @@ G_DECLARE_DERIVABLE_TYPE (GstZcBaseTransform, gst_zc_base_transform,
     "GRAY16_LE, NV12, NV21, I420, YV12, Y42B, Y444, YUY2, UYVY, P010_10LE, " \
     "I420_10LE }"
 
+/* Where the library was built with GStreamer's CUDA library, the pads that
+ * take or give nvcodec's device memory add these caps (config.h) */
+#if GST_ZC_HAVE_GST_CUDA
+#define GST_ZC_CUDA_MEMORY_CAPS "; " GST_VIDEO_CAPS_MAKE_WITH_FEATURES \
+    ("memory:CUDAMemory", GST_ZC_FORMATS)
+#else
+#define GST_ZC_CUDA_MEMORY_CAPS ""
+#endif
+
 /* Frames larger than this are refused at negotiation: a guard against
  * absurd caps (100000x100000) before anything pins gigabytes. */
 #define GST_ZC_MAX_FRAME_BYTES (G_GUINT64_CONSTANT (1) << 30)
@@ -77,7 +86,21 @@ GstFlowReturn gst_zc_base_transform_copy_frame (GstZcBaseTransform * self,
 
 GstCaps * gst_zc_caps_with_feature (GstCaps * caps, const gchar * feature);
 
+/* memory:CUDAMemory (GStreamer's CUDA elements) and foreign host memory */
+gboolean gst_zc_caps_is_cuda_memory (GstCaps * caps);
+gboolean gst_zc_base_transform_in_cuda_memory (GstZcBaseTransform * self);
+gboolean gst_zc_base_transform_out_cuda_memory (GstZcBaseTransform * self);
+GstAllocator * gst_zc_base_transform_get_wrap_allocator (GstZcBaseTransform * self,
+    GstZcMemoryType memory_type);
+void gst_zc_base_transform_count_adopted (GstZcBaseTransform * self,
+    gsize registered);
+GstBuffer * gst_zc_base_transform_import_output (GstZcBaseTransform * self,
+    GstBuffer * outbuf);
+GstFlowReturn gst_zc_base_transform_release_output (GstZcBaseTransform * self,
+    GstBuffer * view);
+
 gboolean gst_zc_buffer_is_device_memory (GstBuffer * buf);
+gboolean gst_zc_buffer_gpu_writable (GstBuffer * buf);
 GstZcMemory * gst_zc_buffer_gpu_memory (GstBuffer * buf, gint device);
 
 /* Plane geometry as kernels and copies see it */

@@ -66,6 +66,22 @@
  *
  * Caps: `video/x-raw(memory:CUDAZeroCopy)` on both pads, any of the 22
  * formats; format, size, colorimetry and pixel aspect ratio may change.
+ *
+ * Where gst-zerocopy was built with GStreamer's CUDA library, both pads also
+ * take `video/x-raw(memory:CUDAMemory)`, the device memory of nvcodec's
+ * elements, in the CUDA context both sides share (the device's primary
+ * context, handed to nvcodec when it asks its neighbours): the kernels read
+ * a decoder's frame where it is, and write frames for cudadownload,
+ * cudaconvertscale or an encoder straight into a CUDA pool. A frame leaves
+ * as `memory:CUDAMemory` finished (nvcodec reads it on its own stream), so
+ * that pad waits for the kernel of each frame; `memory:CUDAZeroCopy` frames
+ * leave with their fence instead.
+ * |[
+ * gst-launch-1.0 filesrc location=in.h264 ! h264parse ! nvh264dec ! \
+ *     zcfilter brightness=0.1 ! \
+ *     "video/x-raw(memory:CUDAMemory),format=RGBA,width=1280,height=720" ! \
+ *     cudadownload ! fakesink
+ * ]|
  */
 #ifdef HAVE_CONFIG_H
 #include "config.h"
@@ -89,12 +105,14 @@ using zcfilter::Settings;
 static GstStaticPadTemplate sink_template = GST_STATIC_PAD_TEMPLATE ("sink",
     GST_PAD_SINK, GST_PAD_ALWAYS,
     GST_STATIC_CAPS (GST_VIDEO_CAPS_MAKE_WITH_FEATURES
-        (GST_CAPS_FEATURE_MEMORY_CUDA_ZERO_COPY, GST_ZC_FORMATS)));
+        (GST_CAPS_FEATURE_MEMORY_CUDA_ZERO_COPY, GST_ZC_FORMATS)
+        GST_ZC_CUDA_MEMORY_CAPS));
 
 static GstStaticPadTemplate src_template = GST_STATIC_PAD_TEMPLATE ("src",
     GST_PAD_SRC, GST_PAD_ALWAYS,
     GST_STATIC_CAPS (GST_VIDEO_CAPS_MAKE_WITH_FEATURES
-        (GST_CAPS_FEATURE_MEMORY_CUDA_ZERO_COPY, GST_ZC_FORMATS)));
+        (GST_CAPS_FEATURE_MEMORY_CUDA_ZERO_COPY, GST_ZC_FORMATS)
+        GST_ZC_CUDA_MEMORY_CAPS));
 
 enum
 {
@@ -375,8 +393,22 @@ gst_zc_filter_transform_caps (GstBaseTransform * trans,
           G_MAXINT, G_MAXINT, 1, NULL);
     gst_structure_remove_fields (st, "format", "colorimetry", "chroma-site",
         NULL);
-    open = gst_caps_merge_structure_full (open, st,
-        f ? gst_caps_features_copy (f) : NULL);
+    /* either memory on the other pad, ours first: CUDAMemory is for
+     * nvcodec's elements; the template drops what was not built */
+    if (f && (gst_caps_features_contains (f,
+                GST_CAPS_FEATURE_MEMORY_CUDA_ZERO_COPY) ||
+            gst_caps_features_contains (f,
+                GST_CAPS_FEATURE_MEMORY_CUDA_MEMORY_NVCODEC))) {
+      GstStructure *st2 = gst_structure_copy (st);
+      open = gst_caps_merge_structure_full (open, st,
+          gst_caps_features_new_single (GST_CAPS_FEATURE_MEMORY_CUDA_ZERO_COPY));
+      open = gst_caps_merge_structure_full (open, st2,
+          gst_caps_features_new_single
+          (GST_CAPS_FEATURE_MEMORY_CUDA_MEMORY_NVCODEC));
+    } else {
+      open = gst_caps_merge_structure_full (open, st,
+          f ? gst_caps_features_copy (f) : NULL);
+    }
   }
 
   GstPad *other = direction == GST_PAD_SINK ? GST_BASE_TRANSFORM_SRC_PAD
@@ -497,7 +529,9 @@ gst_zc_filter_set_info (GstZcBaseTransform * base, GstCaps * incaps,
   /* Passthrough: equal caps, nothing to do for the settings of this
    * negotiation. Only ever changed here, on the streaming thread: a later
    * effect change is planned per frame (prepare_output_buffer()). */
-  bool passthrough = priv->planner.caps_equal () && s.is_identity ();
+  bool passthrough = priv->planner.caps_equal () && s.is_identity () &&
+      gst_zc_caps_is_cuda_memory (incaps) ==
+      gst_zc_caps_is_cuda_memory (outcaps);
   gst_base_transform_set_passthrough (GST_BASE_TRANSFORM (self), passthrough);
 
   GST_DEBUG_OBJECT (self, "%s %dx%d -> %s %dx%d%s, crop %d/%d/%d/%d, "
@@ -566,9 +600,24 @@ acquire_standby (GstZcFilter * self, GstBuffer * inbuf, GstBuffer ** outbuf)
   if (!priv->standby) {
     GstCaps *caps = gst_pad_get_current_caps (GST_BASE_TRANSFORM_SRC_PAD
         (trans));
-    if (caps)
+    if (caps && gst_zc_caps_is_cuda_memory (caps)) {
+      GstVideoInfo info;
+      priv->standby = gst_video_info_from_caps (&info, caps) ?
+          gst_zc_cuda_buffer_pool_new (gst_zc_base_transform_get_context
+          (base)) : NULL;
+      if (priv->standby) {
+        GstStructure *config = gst_buffer_pool_get_config (priv->standby);
+        gst_buffer_pool_config_set_params (config, caps,
+            GST_VIDEO_INFO_SIZE (&info), 2, 0);
+        gst_buffer_pool_config_add_option (config,
+            GST_BUFFER_POOL_OPTION_VIDEO_META);
+        if (!gst_buffer_pool_set_config (priv->standby, config))
+          gst_clear_object (&priv->standby);
+      }
+    } else if (caps) {
       priv->standby = gst_zc_base_transform_new_pool (base, caps, 2,
           gst_zc_base_transform_get_memory_type (base));
+    }
     gst_clear_caps (&caps);
     if (priv->standby && !gst_buffer_pool_set_active (priv->standby, TRUE))
       gst_clear_object (&priv->standby);
@@ -644,8 +693,11 @@ gst_zc_filter_prepare_output_buffer (GstBaseTransform * trans,
   const FramePlan & plan = priv->plan;
 
   /* Nothing to do for this frame: it leaves as it came, in passthrough or
-   * not (no kernel, no copy) */
-  if (plan.pass == Pass::IDENTITY) {
+   * not (no kernel, no copy). Not as memory:CUDAMemory out of passthrough:
+   * that needs a GstCudaMemory, so the frame is copied (counted). */
+  bool out_cuda = gst_zc_base_transform_out_cuda_memory (base);
+  if (plan.pass == Pass::IDENTITY &&
+      (!out_cuda || gst_base_transform_is_passthrough (trans))) {
     *outbuf = inbuf;
     priv->have_plan = true;
     return GST_FLOW_OK;
@@ -662,14 +714,13 @@ gst_zc_filter_prepare_output_buffer (GstBaseTransform * trans,
   /* The table kernel runs in place when nobody else holds the frame and it
    * already is in the memory downstream asked for; every other pass reads
    * the input and writes a pool buffer (no more bus traffic than in place) */
-  if (plan.pass == Pass::LUT) {
+  if (plan.pass == Pass::LUT && !out_cuda) {
     GstZcMemoryType want = gst_zc_base_transform_get_pool_memory_type (base);
     GstMemory *mem = gst_buffer_peek_memory (inbuf, 0);
     bool same_memory = want == GST_ZC_MEMORY_TYPE_AUTO ||
         (gst_is_zc_memory (mem) &&
         gst_zc_memory_get_memory_type ((GstZcMemory *) mem) == want);
-    if (same_memory && gst_buffer_is_writable (inbuf) &&
-        gst_buffer_is_all_memory_writable (inbuf)) {
+    if (same_memory && gst_zc_buffer_gpu_writable (inbuf)) {
       *outbuf = inbuf;
       priv->have_plan = true;
       return GST_FLOW_OK;
@@ -723,6 +774,9 @@ choose_backend (GstZcBaseTransform * base, GstBuffer * inbuf,
       Backend::CPU;
 }
 
+static GstFlowReturn transform_frame (GstZcFilter * self,
+    const FramePlan & plan, GstBuffer * inbuf, GstBuffer * outbuf);
+
 static GstFlowReturn
 gst_zc_filter_transform (GstBaseTransform * trans, GstBuffer * inbuf,
     GstBuffer * outbuf)
@@ -738,10 +792,52 @@ gst_zc_filter_transform (GstBaseTransform * trans, GstBuffer * inbuf,
   }
   priv->have_plan = false;
   const FramePlan & plan = priv->plan;
-  if (plan.pass == Pass::IDENTITY) {
+  if (plan.pass == Pass::IDENTITY && inbuf == outbuf) {
     gst_zc_base_transform_count_buffer (base, 0);
     return GST_FLOW_OK;
   }
+  /* nvcodec memory the base class could not wrap: of another CUDA context
+   * or GPU, which kernels here cannot address */
+  if (gst_zc_buffer_is_cuda_memory (inbuf)) {
+    GST_ELEMENT_ERROR (self, STREAM, FAILED,
+        ("zcfilter received memory:CUDAMemory of another CUDA context or GPU "
+            "than its own (device %d)", gst_zc_context_get_device_id
+            (gst_zc_base_transform_get_context (base))),
+        ("nvcodec's elements share zcfilter's context when they ask their "
+            "neighbours for one; an application that sets its own "
+            "gst.cuda.context, or a pipeline across GPUs, must put zcupload "
+            "in front, which copies such frames"));
+    return GST_FLOW_ERROR;
+  }
+  /* A frame leaving as memory:CUDAMemory is written through a view of its
+   * GstCudaMemory, and finished before it leaves */
+  GstBuffer *cuda_out = NULL;
+  if (gst_zc_base_transform_out_cuda_memory (base)) {
+    cuda_out = outbuf;
+    outbuf = gst_zc_base_transform_import_output (base, cuda_out);
+    if (!outbuf)
+      return GST_FLOW_ERROR;
+  }
+
+  GstFlowReturn ret = transform_frame (self, plan, inbuf, outbuf);
+  if (cuda_out) {
+    GstFlowReturn r = gst_zc_base_transform_release_output (base, outbuf);
+    if (ret == GST_FLOW_OK)
+      ret = r;
+  }
+  return ret;
+}
+
+static GstFlowReturn
+transform_frame (GstZcFilter * self, const FramePlan & plan,
+    GstBuffer * inbuf, GstBuffer * outbuf)
+{
+  auto *priv = self->priv;
+  auto *base = GST_ZC_BASE_TRANSFORM (self);
+
+  /* an unchanged frame that must change memory */
+  if (plan.pass == Pass::IDENTITY)
+    return gst_zc_base_transform_copy_frame (base, inbuf, outbuf);
 
   GstFlowReturn ret;
   gint wrong_device = -1;

@@ -609,8 +609,7 @@ gst_zc_kernel_prepare_output_buffer (GstBaseTransform * trans,
   GstZcMemoryType want = gst_zc_base_transform_get_pool_memory_type (base);
   if (in_place && mem && (want == GST_ZC_MEMORY_TYPE_AUTO ||
           gst_zc_memory_get_memory_type (mem) == want) &&
-      gst_buffer_is_writable (inbuf) &&
-      gst_buffer_is_all_memory_writable (inbuf)) {
+      gst_zc_buffer_gpu_writable (inbuf)) {
     *outbuf = inbuf;
     return GST_FLOW_OK;
   }

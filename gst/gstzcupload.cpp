@@ -10,8 +10,28 @@
  * so a producer that takes the pool (videotestsrc, appsrc pushing pool
  * buffers, software decoders, v4l2src io-mode=userptr) writes each frame
  * straight into pinned memory the GPU maps, and zcupload passes that buffer
- * on untouched: 0 bytes copied. Any other buffer is copied once into a pool
- * buffer, honouring its #GstVideoMeta strides, and counted in `stats`.
+ * on untouched: 0 bytes copied.
+ *
+ * A producer that keeps its own pool (a decoder, imagefreeze, most network
+ * sources) writes system memory zcupload did not allocate. With `adopt`
+ * (the default) zcupload registers that memory with CUDA the first time it
+ * sees it (`cudaHostRegister`) and passes it on in place, as read-only
+ * memory: kernels read it over the bus where it is (not with
+ * `memory-type=device`, which copies every frame). The
+ * registration stays with the memory until its owner frees it, so a pool
+ * that recycles its buffers, or a source that repeats one frame, pays for
+ * it once; `stats` counts `adopted-buffers`, `registrations` and
+ * `bytes-registered`. Past `adopt-max-bytes` registered in the process, or
+ * for memory that cannot be registered, the frame is copied once into a
+ * pool buffer, honouring its #GstVideoMeta strides, and counted in `stats`.
+ *
+ * Where gst-zerocopy was built with GStreamer's CUDA library, zcupload also
+ * takes `video/x-raw(memory:CUDAMemory)` from nvcodec's elements (NVDEC
+ * decoders, cudaupload, cudaconvertscale): the decoder's device memory is
+ * passed on as it is, in the CUDA context both sides share (the primary
+ * context of the device, which zcupload hands to nvcodec when it asks its
+ * neighbours), and counted as `cuda-memory-buffers`. Memory of another
+ * context or GPU is copied, and counted.
  *
  * With `memory-type=device` the producer still writes into pinned memory,
  * and zcupload copies each frame into device memory with the copy engines,
@@ -28,9 +48,15 @@
  *     video/x-raw,format=NV12 ! zcupload memory-type=managed ! \
  *     zcfilter brightness=0.1 ! zcdownload ! videoconvert ! autovideosink
  * ]|
+ * |[
+ * gst-launch-1.0 filesrc location=in.h264 ! h264parse ! nvh264dec ! \
+ *     zcupload ! zcfilter ! \
+ *     "video/x-raw(memory:CUDAZeroCopy),format=RGBA,width=1280,height=720" ! \
+ *     zcdownload ! fakesink
+ * ]|
  *
- * Caps: sink `video/x-raw`, src `video/x-raw(memory:CUDAZeroCopy)`, same
- * format, size and rate.
+ * Caps: sink `video/x-raw` and `video/x-raw(memory:CUDAMemory)`, src
+ * `video/x-raw(memory:CUDAZeroCopy)`, same format, size and rate.
  */
 #ifdef HAVE_CONFIG_H
 #include "config.h"
@@ -41,9 +67,20 @@
 GST_DEBUG_CATEGORY_STATIC (gst_zc_upload_debug);
 #define GST_CAT_DEFAULT gst_zc_upload_debug
 
+enum
+{
+  PROP_0,
+  PROP_ADOPT,
+  PROP_ADOPT_MAX_BYTES,
+};
+
+#define DEFAULT_ADOPT TRUE
+#define DEFAULT_ADOPT_MAX_BYTES (G_GUINT64_CONSTANT (512) << 20)
+
 static GstStaticPadTemplate sink_template = GST_STATIC_PAD_TEMPLATE ("sink",
     GST_PAD_SINK, GST_PAD_ALWAYS,
-    GST_STATIC_CAPS (GST_VIDEO_CAPS_MAKE (GST_ZC_FORMATS)));
+    GST_STATIC_CAPS (GST_VIDEO_CAPS_MAKE (GST_ZC_FORMATS)
+        GST_ZC_CUDA_MEMORY_CAPS));
 
 static GstStaticPadTemplate src_template = GST_STATIC_PAD_TEMPLATE ("src",
     GST_PAD_SRC, GST_PAD_ALWAYS,
@@ -53,6 +90,10 @@ static GstStaticPadTemplate src_template = GST_STATIC_PAD_TEMPLATE ("src",
 struct _GstZcUpload
 {
   GstZcBaseTransform parent;
+
+  /* properties, under the object lock */
+  gboolean adopt;
+  guint64 adopt_max_bytes;
 };
 
 G_DEFINE_TYPE (GstZcUpload, gst_zc_upload, GST_TYPE_ZC_BASE_TRANSFORM);
@@ -65,6 +106,10 @@ gst_zc_upload_transform_caps (GstBaseTransform * trans,
 {
   GstCaps *res = gst_zc_caps_with_feature (caps, direction == GST_PAD_SINK ?
       GST_CAPS_FEATURE_MEMORY_CUDA_ZERO_COPY : NULL);
+  /* upstream may also give nvcodec's device memory */
+  if (direction == GST_PAD_SRC && gst_zc_have_cuda_memory_interop ())
+    res = gst_caps_merge (res, gst_zc_caps_with_feature (caps,
+            GST_CAPS_FEATURE_MEMORY_CUDA_MEMORY_NVCODEC));
 
   if (filter) {
     GstCaps *tmp = gst_caps_intersect_full (filter, res,
@@ -100,6 +145,46 @@ gst_zc_upload_decide_allocation (GstBaseTransform * trans, GstQuery * query)
   /* The pool serves frames that must be copied (all of them with device
    * memory); frames of our own memory pass as they are */
   return gst_zc_base_transform_decide_zc_pool (base, query, type, type);
+}
+
+/* A foreign system-memory frame is adopted in place of a copy: registered
+ * with CUDA once per memory, then passed on as mapped memory (the base class
+ * has already wrapped nvcodec's memory:CUDAMemory frames) */
+static GstFlowReturn
+gst_zc_upload_submit_input_buffer (GstBaseTransform * trans,
+    gboolean is_discont, GstBuffer * input)
+{
+  auto *self = GST_ZC_UPLOAD (trans);
+  auto *base = GST_ZC_BASE_TRANSFORM (trans);
+  GstAllocator *mapped = gst_zc_base_transform_get_wrap_allocator (base,
+      GST_ZC_MEMORY_TYPE_MAPPED);
+  gboolean adopt;
+  guint64 max_bytes;
+
+  GST_OBJECT_LOCK (self);
+  adopt = self->adopt;
+  max_bytes = self->adopt_max_bytes;
+  GST_OBJECT_UNLOCK (self);
+
+  /* memory-type=device copies every frame with the copy engines anyway */
+  if (adopt && mapped && !gst_zc_base_transform_in_cuda_memory (base) &&
+      gst_zc_base_transform_get_memory_type (base) !=
+      GST_ZC_MEMORY_TYPE_DEVICE &&
+      !gst_zc_buffer_is_zc (input, gst_zc_base_transform_get_context (base))) {
+    gsize registered = 0;
+    GstBuffer *adopted = gst_zc_buffer_adopt_host (mapped, input, max_bytes,
+        &registered);
+    if (adopted) {
+      if (registered)
+        GST_DEBUG_OBJECT (self, "registered %" G_GSIZE_FORMAT " bytes of "
+            "foreign memory", registered);
+      gst_zc_base_transform_count_adopted (base, registered);
+      gst_buffer_unref (input);
+      input = adopted;
+    }
+  }
+  return GST_BASE_TRANSFORM_CLASS (gst_zc_upload_parent_class)->
+      submit_input_buffer (trans, is_discont, input);
 }
 
 static gboolean
@@ -150,17 +235,80 @@ gst_zc_upload_transform (GstBaseTransform * trans, GstBuffer * inbuf,
 }
 
 static void
+gst_zc_upload_set_property (GObject * object, guint prop_id,
+    const GValue * value, GParamSpec * pspec)
+{
+  auto *self = GST_ZC_UPLOAD (object);
+
+  GST_OBJECT_LOCK (self);
+  switch (prop_id) {
+    case PROP_ADOPT:
+      self->adopt = g_value_get_boolean (value);
+      break;
+    case PROP_ADOPT_MAX_BYTES:
+      self->adopt_max_bytes = g_value_get_uint64 (value);
+      break;
+    default:
+      G_OBJECT_WARN_INVALID_PROPERTY_ID (object, prop_id, pspec);
+      break;
+  }
+  GST_OBJECT_UNLOCK (self);
+}
+
+static void
+gst_zc_upload_get_property (GObject * object, guint prop_id, GValue * value,
+    GParamSpec * pspec)
+{
+  auto *self = GST_ZC_UPLOAD (object);
+
+  GST_OBJECT_LOCK (self);
+  switch (prop_id) {
+    case PROP_ADOPT:
+      g_value_set_boolean (value, self->adopt);
+      break;
+    case PROP_ADOPT_MAX_BYTES:
+      g_value_set_uint64 (value, self->adopt_max_bytes);
+      break;
+    default:
+      G_OBJECT_WARN_INVALID_PROPERTY_ID (object, prop_id, pspec);
+      break;
+  }
+  GST_OBJECT_UNLOCK (self);
+}
+
+static void
 gst_zc_upload_class_init (GstZcUploadClass * klass)
 {
+  GObjectClass *gobject_class = G_OBJECT_CLASS (klass);
   GstElementClass *element_class = GST_ELEMENT_CLASS (klass);
   GstBaseTransformClass *trans_class = GST_BASE_TRANSFORM_CLASS (klass);
+
+  gobject_class->set_property = gst_zc_upload_set_property;
+  gobject_class->get_property = gst_zc_upload_get_property;
+
+  g_object_class_install_property (gobject_class, PROP_ADOPT,
+      g_param_spec_boolean ("adopt", "Adopt foreign memory",
+          "Register system memory that is not from zcupload's pool with CUDA "
+          "(cudaHostRegister, once per memory, kept until its owner frees "
+          "it) and pass it on in place; false copies such frames",
+          DEFAULT_ADOPT, (GParamFlags) (G_PARAM_READWRITE |
+              G_PARAM_STATIC_STRINGS | GST_PARAM_MUTABLE_PLAYING)));
+  g_object_class_install_property (gobject_class, PROP_ADOPT_MAX_BYTES,
+      g_param_spec_uint64 ("adopt-max-bytes", "Most bytes adopted",
+          "Most bytes of foreign memory the process keeps registered with "
+          "CUDA at once (page-locked); frames beyond it are copied",
+          0, G_MAXUINT64, DEFAULT_ADOPT_MAX_BYTES,
+          (GParamFlags) (G_PARAM_READWRITE | G_PARAM_STATIC_STRINGS |
+              GST_PARAM_MUTABLE_PLAYING)));
 
   gst_element_class_add_static_pad_template (element_class, &sink_template);
   gst_element_class_add_static_pad_template (element_class, &src_template);
   gst_element_class_set_static_metadata (element_class,
       "Zero-copy CUDA upload", "Filter/Video/Hardware",
       "Makes video GPU-visible: upstream writes into pinned memory the GPU "
-      "maps (0 copies); other buffers are copied once and counted. "
+      "maps, other system memory is registered with CUDA in place, and "
+      "nvcodec's CUDAMemory is used where it is (0 copies); what cannot be "
+      "is copied once and counted. "
       "Example: videotestsrc ! zcupload ! zcfilter invert=true ! zcdownload "
       "! autovideosink",
       "gst-zerocopy maintainers");
@@ -175,12 +323,16 @@ gst_zc_upload_class_init (GstZcUploadClass * klass)
   trans_class->prepare_output_buffer =
       GST_DEBUG_FUNCPTR (gst_zc_upload_prepare_output_buffer);
   trans_class->transform = GST_DEBUG_FUNCPTR (gst_zc_upload_transform);
+  trans_class->submit_input_buffer =
+      GST_DEBUG_FUNCPTR (gst_zc_upload_submit_input_buffer);
 
   GST_DEBUG_CATEGORY_INIT (gst_zc_upload_debug, "zcupload", 0,
       "zero-copy CUDA upload");
 }
 
 static void
-gst_zc_upload_init (GstZcUpload *)
+gst_zc_upload_init (GstZcUpload * self)
 {
+  self->adopt = DEFAULT_ADOPT;
+  self->adopt_max_bytes = DEFAULT_ADOPT_MAX_BYTES;
 }

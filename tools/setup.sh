@@ -23,8 +23,11 @@ zc_setup_main() {
   }
 
   # -- 1. System packages ---------------------------------------------------
+  # libgstreamer-plugins-bad1.0-dev: GStreamer's CUDA library, for the
+  # memory:CUDAMemory exchange with nvcodec's elements (used with CUDA only)
   local pkgs=(g++ meson ninja-build pkg-config git
     libgstreamer1.0-dev libgstreamer-plugins-base1.0-dev
+    libgstreamer-plugins-bad1.0-dev
     gstreamer1.0-tools gstreamer1.0-plugins-base
     gstreamer1.0-plugins-good gstreamer1.0-plugins-bad)
 

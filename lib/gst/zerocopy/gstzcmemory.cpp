@@ -33,6 +33,7 @@
 
 #include <mutex>
 #include <new>
+#include <vector>
 #include <stdlib.h>
 #include <string.h>
 
@@ -59,6 +60,10 @@ struct _GstZcMemoryPrivate
   bool on_gpu = false;          /* managed, prefetched to the GPU */
   void *staging = nullptr;      /* device memory: pinned CPU view */
 #endif
+  /* Wrapped memory (gst_zc_memory_new_wrapped()): no allocation of ours;
+   * @release gives the bytes back to their owner once the fence is done */
+  GDestroyNotify release = nullptr;
+  gpointer release_data = nullptr;
 };
 
 struct _GstZcAllocator
@@ -73,6 +78,9 @@ struct _GstZcAllocator
 #if GST_ZC_HAVE_CUDA
   /* managed and device memory: where CPU maps queue their transfers */
   cudaStream_t transfer_stream;
+  /* fences of wrapped memories that were freed, for the next ones: a
+   * wrapper per frame must not create an event per frame (under lock) */
+  std::vector < cudaEvent_t > *spare_fences;
 #endif
 };
 
@@ -182,6 +190,13 @@ raw_alloc (GstZcMemoryPrivate * priv, gsize bytes)
 static void
 raw_free (GstZcMemoryPrivate * priv)
 {
+#if GST_ZC_HAVE_CUDA
+  if (priv->staging) {
+    gst_zc::DeviceScope scope (priv->device_id);
+    GST_ZC_CUDA_OK (cudaFreeHost (priv->staging));
+    priv->staging = nullptr;
+  }
+#endif
   if (!priv->alloc_base)
     return;
   switch (priv->type) {
@@ -195,9 +210,6 @@ raw_free (GstZcMemoryPrivate * priv)
     case GST_ZC_MEMORY_TYPE_DEVICE:{
       gst_zc::DeviceScope scope (priv->device_id);
       GST_ZC_CUDA_OK (cudaFree (priv->alloc_base));
-      if (priv->staging)
-        GST_ZC_CUDA_OK (cudaFreeHost (priv->staging));
-      priv->staging = nullptr;
       break;
     }
 #endif
@@ -535,10 +547,18 @@ gst_zc_allocator_free (GstAllocator *, GstMemory * memory)
        * reading it for the last user, so finish that first. */
       if (priv->fence_pending)
         GST_ZC_CUDA_OK (cudaEventSynchronize (priv->fence));
-      GST_ZC_CUDA_OK (cudaEventDestroy (priv->fence));
+      if (priv->release) {
+        auto *alloc = (GstZcAllocator *) memory->allocator;
+        std::lock_guard < std::mutex > lk (*alloc->lock);
+        alloc->spare_fences->push_back (priv->fence);
+      } else {
+        GST_ZC_CUDA_OK (cudaEventDestroy (priv->fence));
+      }
     }
 #endif
     raw_free (priv);
+    if (priv->release)
+      priv->release (priv->release_data);
     delete priv;
   }
   g_free (mem);
@@ -665,10 +685,14 @@ gst_zc_allocator_finalize (GObject * object)
   auto *self = GST_ZC_ALLOCATOR (object);
 
 #if GST_ZC_HAVE_CUDA
-  if (self->transfer_stream) {
+  if (self->transfer_stream || !self->spare_fences->empty ()) {
     gst_zc::DeviceScope scope (gst_zc_context_get_device_id (self->context));
-    GST_ZC_CUDA_OK (cudaStreamDestroy (self->transfer_stream));
+    if (self->transfer_stream)
+      GST_ZC_CUDA_OK (cudaStreamDestroy (self->transfer_stream));
+    for (cudaEvent_t e : *self->spare_fences)
+      GST_ZC_CUDA_OK (cudaEventDestroy (e));
   }
+  delete self->spare_fences;
 #endif
   gst_clear_object (&self->context);
   delete self->lock;
@@ -693,6 +717,9 @@ gst_zc_allocator_init (GstZcAllocator * self)
   GstAllocator *alloc = GST_ALLOCATOR_CAST (self);
 
   self->lock = new std::mutex;
+#if GST_ZC_HAVE_CUDA
+  self->spare_fences = new std::vector < cudaEvent_t >;
+#endif
   alloc->mem_type = GST_ZC_ALLOCATOR_NAME;
   alloc->mem_map_full = gst_zc_memory_map_full;
   alloc->mem_unmap_full = gst_zc_memory_unmap_full;
@@ -913,4 +940,85 @@ gst_zc_memory_get_context (GstZcMemory * mem)
 {
   g_return_val_if_fail (gst_is_zc_memory ((GstMemory *) mem), NULL);
   return ((GstZcAllocator *) mem->mem.allocator)->context;
+}
+
+/**
+ * gst_zc_memory_new_wrapped:
+ * @allocator: a #GstZcAllocator of mapped or device memory, with a context
+ * @host: (nullable): the CPU address of the bytes (mapped memory), %NULL
+ *   for device memory
+ * @device: the GPU address of the same bytes, on @allocator's device
+ * @size: how many bytes
+ * @read_only: whether users may only read the bytes (the memory is then
+ *   #GST_MEMORY_FLAG_READONLY)
+ * @user_data: passed to @notify
+ * @notify: called once no buffer holds the memory and the GPU work fenced
+ *   on it is done: the bytes go back to their owner then
+ *
+ * Wraps bytes that are not this library's allocation but that the GPU can
+ * address (host memory registered with CUDA, another library's device
+ * memory) as a #GstZcMemory of @allocator's type, with a fence like any
+ * other: kernels, copies and CPU maps treat it as their own memory. Its
+ * fence event comes from the allocator's spares, so wrapping a frame per
+ * frame creates no CUDA object once the first frames have gone.
+ *
+ * Returns: (transfer full) (nullable): the memory, or %NULL (a CUDA error,
+ *   logged; @notify is not called then)
+ */
+GstMemory *
+gst_zc_memory_new_wrapped (GstAllocator * allocator, gpointer host,
+    gpointer device, gsize size, gboolean read_only, gpointer user_data,
+    GDestroyNotify notify)
+{
+  g_return_val_if_fail (GST_IS_ZC_ALLOCATOR (allocator), NULL);
+  auto *self = GST_ZC_ALLOCATOR (allocator);
+  g_return_val_if_fail (self->context != NULL, NULL);
+  g_return_val_if_fail (self->memory_type == GST_ZC_MEMORY_TYPE_MAPPED ||
+      self->memory_type == GST_ZC_MEMORY_TYPE_DEVICE, NULL);
+  g_return_val_if_fail ((host != NULL) ==
+      (self->memory_type == GST_ZC_MEMORY_TYPE_MAPPED), NULL);
+  g_return_val_if_fail (device != NULL && notify != NULL, NULL);
+
+#if GST_ZC_HAVE_CUDA
+  auto *priv = new (std::nothrow) GstZcMemoryPrivate;
+  if (!priv)
+    return NULL;
+  priv->type = self->memory_type;
+  priv->device_id = gst_zc_context_get_device_id (self->context);
+  priv->host = (guint8 *) host;
+  priv->device = (guint8 *) device;
+  priv->block_size = size;
+  {
+    std::lock_guard < std::mutex > lk (*self->lock);
+    if (!self->spare_fences->empty ()) {
+      priv->fence = self->spare_fences->back ();
+      self->spare_fences->pop_back ();
+    }
+  }
+  if (!priv->fence) {
+    gst_zc::DeviceScope scope (priv->device_id);
+    if (!scope.ok () ||
+        !GST_ZC_CUDA_OK (cudaEventCreateWithFlags (&priv->fence,
+                cudaEventDisableTiming | cudaEventBlockingSync))) {
+      delete priv;
+      return NULL;
+    }
+  }
+  priv->release = notify;
+  priv->release_data = user_data;
+
+  auto *mem = g_new0 (GstZcMemory, 1);
+  mem->priv = priv;
+  gst_memory_init (GST_MEMORY_CAST (mem), read_only ? GST_MEMORY_FLAG_READONLY :
+      (GstMemoryFlags) 0, allocator, NULL, size, 0, 0, size);
+  GST_LOG_OBJECT (self, "%p: wraps %" G_GSIZE_FORMAT " bytes, host %p "
+      "device %p%s", mem, size, host, device, read_only ? ", read-only" : "");
+  return GST_MEMORY_CAST (mem);
+#else
+  (void) host;
+  (void) size;
+  (void) read_only;
+  (void) user_data;
+  return NULL;
+#endif
 }

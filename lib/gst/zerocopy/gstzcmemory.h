@@ -88,6 +88,11 @@ GstAllocator * gst_zc_allocator_new (GstZcContext * context,
     GstZcMemoryType memory_type);
 
 GST_ZC_API
+GstMemory * gst_zc_memory_new_wrapped (GstAllocator * allocator,
+    gpointer host, gpointer device, gsize size, gboolean read_only,
+    gpointer user_data, GDestroyNotify notify);
+
+GST_ZC_API
 GstZcContext * gst_zc_allocator_get_context (GstZcAllocator * allocator);
 
 GST_ZC_API

@@ -8,3 +8,4 @@
 #include <gst/zerocopy/gstzccontext.h>
 #include <gst/zerocopy/gstzcmemory.h>
 #include <gst/zerocopy/gstzcbufferpool.h>
+#include <gst/zerocopy/gstzcforeign.h>

@@ -310,9 +310,12 @@ foreign_buffer (GstVideoFormat format, gint w, gint h, const gint strides[],
 
 static void
 check_foreign_copy (GstVideoFormat format, gint w, gint h,
-    const gint strides[])
+    const gint strides[], gboolean adopt = FALSE)
 {
   GstHarness *hr = gst_harness_new ("zcupload");
+  g_object_set (hr->element, "adopt", adopt, NULL);
+  /* adopted (registered with CUDA, used in place) only on a GPU */
+  gboolean adopted = adopt && zc_test_have_gpu ();
   gst_harness_set_src_caps (hr, zc_test_raw_caps (format, w, h));
   GstVideoInfo in_info;
   GstBuffer *in = foreign_buffer (format, w, h, strides, &in_info, 42 + w);
@@ -322,7 +325,7 @@ check_foreign_copy (GstVideoFormat format, gint w, gint h,
   GstBuffer *out = gst_harness_try_pull (hr);
   fail_unless (out != NULL);
   fail_unless (gst_is_zc_memory (gst_buffer_peek_memory (out, 0)),
-      "the copy is not in zero-copy memory");
+      "the output is not in zero-copy memory");
 
   GstCaps *out_caps = gst_pad_get_current_caps (hr->sinkpad);
   GstVideoInfo out_info;
@@ -339,12 +342,14 @@ check_foreign_copy (GstVideoFormat format, gint w, gint h,
   std::string stats = zc_test_stats_to_string (hr->element);
   fail_unless (zc_test_stat (hr->element, "buffers") == 1, "%s",
       stats.c_str ());
-  fail_unless (zc_test_stat (hr->element, "copied-buffers") == 1, "%s",
-      stats.c_str ());
-  fail_unless (zc_test_stat (hr->element, "zero-copy-buffers") == 0, "%s",
-      stats.c_str ());
-  fail_unless (zc_test_stat (hr->element, "bytes-copied") > 0, "%s",
-      stats.c_str ());
+  fail_unless (zc_test_stat (hr->element, "copied-buffers") ==
+      (adopted ? 0u : 1u), "%s", stats.c_str ());
+  fail_unless (zc_test_stat (hr->element, "zero-copy-buffers") ==
+      (adopted ? 1u : 0u), "%s", stats.c_str ());
+  fail_unless (zc_test_stat (hr->element, "adopted-buffers") ==
+      (adopted ? 1u : 0u), "%s", stats.c_str ());
+  fail_unless ((zc_test_stat (hr->element, "bytes-copied") > 0) == !adopted,
+      "%s", stats.c_str ());
 
   gst_caps_unref (out_caps);
   gst_buffer_unref (out);
@@ -368,10 +373,25 @@ GST_START_TEST (test_upload_copies_foreign_buffer_with_odd_strides)
 
 GST_END_TEST;
 
+/* The same frames adopted: on a GPU their memory is registered and passed
+ * on as it is, strides and all; the CPU backend copies them */
+GST_START_TEST (test_upload_adopts_foreign_buffer_with_odd_strides)
+{
+  const gint rgba[] = { 200 };
+  check_foreign_copy (GST_VIDEO_FORMAT_RGBA, 37, 13, rgba, TRUE);
+  const gint i420[] = { 64, 40, 48 };
+  check_foreign_copy (GST_VIDEO_FORMAT_I420, 37, 13, i420, TRUE);
+  const gint nv12_big[] = { 2048, 1984 };
+  check_foreign_copy (GST_VIDEO_FORMAT_NV12, 1921, 1081, nv12_big, TRUE);
+}
+
+GST_END_TEST;
+
 GST_START_TEST (test_upload_copies_plain_system_buffer)
 {
   /* No GstVideoMeta at all: default layout */
   GstHarness *hr = gst_harness_new ("zcupload");
+  g_object_set (hr->element, "adopt", FALSE, NULL);
   gst_harness_set_src_caps (hr, zc_test_raw_caps (GST_VIDEO_FORMAT_I420, 64,
           48));
   GstVideoInfo info;
@@ -489,6 +509,7 @@ zcupload_suite (void)
   tcase_add_test (tc, test_upload_pool_taken_by_videotestsrc_zero_copies);
   tcase_add_test (tc, test_upload_pool_taken_by_appsrc_zero_copies);
   tcase_add_test (tc, test_upload_copies_foreign_buffer_with_odd_strides);
+  tcase_add_test (tc, test_upload_adopts_foreign_buffer_with_odd_strides);
   tcase_add_test (tc, test_upload_copies_plain_system_buffer);
   tcase_add_test (tc, test_upload_common_properties);
   tcase_add_test (tc, test_upload_pad_templates);

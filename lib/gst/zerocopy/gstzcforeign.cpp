@@ -1,0 +1,553 @@
+/* gst-zerocopy
+ * SPDX-License-Identifier: LGPL-2.1-or-later
+ */
+/**
+ * SECTION:gstzcforeign
+ * @title: Foreign memory
+ * @short_description: frames from other allocators, used in place
+ *
+ * Two kinds of frames reach gst-zerocopy without being its own memory, and
+ * both can be used where they are instead of being copied:
+ *
+ * - System memory of a producer that did not take our pool (a decoder with
+ *   its own pool, imagefreeze, a network source). gst_zc_buffer_adopt_host()
+ *   registers its pages with CUDA (`cudaHostRegister`) the first time its
+ *   #GstMemory is seen, wraps it as a read-only memory, and keeps the
+ *   registration on that memory until it is freed, so a pool that recycles
+ *   its memory, or a source that repeats one frame, pays once. The bytes
+ *   registered by the process at once are capped by the caller.
+ * - Device memory of GStreamer's own CUDA elements (`memory:CUDAMemory`,
+ *   nvcodec's decoders, cudaupload, cudaconvertscale). Where the library
+ *   was built with gstreamer-cuda-1.0, gst_zc_buffer_import_cuda() wraps a
+ *   GstCudaMemory of the same CUDA context as ours (the device's primary
+ *   context, which gst_zc_context_get_cuda_context() hands to nvcodec) so
+ *   kernels read it, or write it, where it is.
+ *
+ * Either way the result is a buffer of one #GstZcMemory with its own fence:
+ * kernels, copies and CPU maps need nothing else. It holds the original
+ * buffer, so the producer gets its memory back only after the GPU work
+ * fenced on the wrapper is done.
+ */
+#ifdef HAVE_CONFIG_H
+#include "config.h"
+#endif
+
+#include "gstzcforeign.h"
+#include "gstzcmemory.h"
+#include "gstzccuda-private.h"
+
+#include <gst/video/video.h>
+#include <mutex>
+#include <unistd.h>
+
+#if GST_ZC_HAVE_GST_CUDA
+#include <gst/cuda/gstcudacontext.h>
+#include <gst/cuda/gstcudaloader.h>
+#include <gst/cuda/gstcudamemory.h>
+#include <gst/cuda/gstcudabufferpool.h>
+#include <gst/cuda/gstcudautils.h>
+#endif
+
+GST_DEBUG_CATEGORY_STATIC (gst_zc_foreign_debug);
+#define GST_CAT_DEFAULT gst_zc_foreign_debug
+
+static void
+init_debug (void)
+{
+  static gsize done = 0;
+  if (g_once_init_enter (&done)) {
+    GST_DEBUG_CATEGORY_INIT (gst_zc_foreign_debug, "zcforeign", 0,
+        "zero-copy use of foreign memory");
+    g_once_init_leave (&done, 1);
+  }
+}
+
+/* What a wrapper holds of the original until its fence is done */
+struct ForeignHold
+{
+  GstBuffer *buffer;
+  GstMemory *memory;
+  GstMapInfo info;
+};
+
+static void
+foreign_hold_release (gpointer data)
+{
+  auto *hold = static_cast < ForeignHold * >(data);
+  gst_memory_unmap (hold->memory, &hold->info);
+  gst_buffer_unref (hold->buffer);
+  delete hold;
+}
+
+/* One buffer of @wrapper, with @original's flags, timestamps and metas.
+ * The memory is the same bytes, so the metas tagged "memory", which a copy
+ * without the memory leaves out, hold too: the video meta (the plane
+ * layout) is carried over by hand. */
+static GstBuffer *
+buffer_around (GstMemory * wrapper, GstBuffer * original)
+{
+  GstBuffer *out = gst_buffer_new ();
+  gst_buffer_append_memory (out, wrapper);
+  gst_buffer_copy_into (out, original, (GstBufferCopyFlags)
+      (GST_BUFFER_COPY_FLAGS | GST_BUFFER_COPY_TIMESTAMPS |
+          GST_BUFFER_COPY_META), 0, -1);
+  GstVideoMeta *vm = gst_buffer_get_video_meta (original);
+  if (vm && !gst_buffer_get_video_meta (out)) {
+    GstVideoMeta *copy = gst_buffer_add_video_meta_full (out, vm->flags,
+        vm->format, vm->width, vm->height, vm->n_planes, vm->offset,
+        vm->stride);
+#if GST_CHECK_VERSION(1, 18, 0)
+    if (copy)
+      copy->alignment = vm->alignment;
+#else
+    (void) copy;
+#endif
+  }
+  return out;
+}
+
+/* ---------------------------------------------------------------------- */
+/* Host memory: cudaHostRegister, kept on the memory                      */
+/* ---------------------------------------------------------------------- */
+
+#if GST_ZC_HAVE_CUDA
+struct Registration
+{
+  guint8 *start = nullptr;      /* page-aligned */
+  gsize length = 0;
+  guint8 *device = nullptr;     /* the GPU's address of start */
+  bool ok = false;
+};
+
+static std::mutex registration_lock;
+static guint64 registered_total = 0;    /* under registration_lock */
+
+static GQuark
+registration_quark (void)
+{
+  static GQuark q = g_quark_from_static_string ("gst-zc-host-registration");
+  return q;
+}
+
+/* Runs when the registered memory is freed, before its bytes are */
+static void
+registration_free (gpointer data)
+{
+  auto *r = static_cast < Registration * >(data);
+  if (r->ok) {
+    cudaError_t err = cudaHostUnregister (r->start);
+    if (err != cudaSuccess && err != cudaErrorCudartUnloading)
+      GST_ZC_CUDA_OK (err);
+    /* runs on whatever thread freed the memory: leave no error behind for
+     * that thread's next launch check */
+    cudaGetLastError ();
+    std::lock_guard < std::mutex > lk (registration_lock);
+    registered_total -= r->length;
+    GST_LOG ("unregistered %" G_GSIZE_FORMAT " bytes at %p", r->length,
+        r->start);
+  }
+  delete r;
+}
+#endif
+
+/**
+ * gst_zc_buffer_adopt_host:
+ * @mapped_allocator: a #GstZcAllocator of mapped memory: the wrapper's
+ *   device and its fence's
+ * @buffer: a frame in system memory that is not a #GstZcMemory
+ * @max_registered_bytes: leave @buffer alone if registering it would take
+ *   the bytes this process has registered at once beyond this
+ * @registered_now: (out) (optional): the bytes this call registered, 0 if
+ *   the memory was registered before
+ *
+ * Makes @buffer's system memory GPU-visible where it is: the first time its
+ * #GstMemory is seen, its pages (the page-aligned span of the whole
+ * allocation) are registered with `cudaHostRegister`, and the registration
+ * stays with that memory until it is freed. Only one-memory buffers of GStreamer's system allocator are
+ * adopted: their bytes stay where they are for the memory's life.
+ *
+ * Returns: (transfer full) (nullable): a read-only buffer of one mapped
+ *   #GstZcMemory over the same bytes, holding @buffer until the GPU work
+ *   fenced on it is done; %NULL where @buffer cannot be adopted (copy it)
+ */
+GstBuffer *
+gst_zc_buffer_adopt_host (GstAllocator * mapped_allocator, GstBuffer * buffer,
+    guint64 max_registered_bytes, gsize * registered_now)
+{
+  g_return_val_if_fail (GST_IS_ZC_ALLOCATOR (mapped_allocator), NULL);
+  g_return_val_if_fail (GST_IS_BUFFER (buffer), NULL);
+  init_debug ();
+  if (registered_now)
+    *registered_now = 0;
+
+#if GST_ZC_HAVE_CUDA
+  auto *zalloc = GST_ZC_ALLOCATOR (mapped_allocator);
+  GstZcContext *ctx = gst_zc_allocator_get_context (zalloc);
+  if (!ctx || !gst_zc_context_has_gpu (ctx) ||
+      gst_zc_allocator_get_memory_type (zalloc) != GST_ZC_MEMORY_TYPE_MAPPED)
+    return NULL;
+  if (gst_buffer_n_memory (buffer) != 1)
+    return NULL;
+  GstMemory *mem = gst_buffer_peek_memory (buffer, 0);
+  if (!mem->allocator ||
+      g_strcmp0 (mem->allocator->mem_type, GST_ALLOCATOR_SYSMEM) != 0)
+    return NULL;
+  GstMemory *root = mem->parent ? mem->parent : mem;
+
+  Registration *r;
+  {
+    std::lock_guard < std::mutex > lk (registration_lock);
+    r = static_cast < Registration * >(gst_mini_object_get_qdata
+        (GST_MINI_OBJECT_CAST (root), registration_quark ()));
+    if (!r) {
+      GstMapInfo info;
+      if (!gst_memory_map (root, &info, GST_MAP_READ))
+        return NULL;
+      guintptr base = (guintptr) info.data - root->offset;
+      gst_memory_unmap (root, &info);
+      guintptr page = (guintptr) sysconf (_SC_PAGESIZE);
+      guintptr start = base & ~(page - 1);
+      guintptr end = (base + root->maxsize + page - 1) & ~(page - 1);
+      gsize length = end - start;
+      if (registered_total + length > max_registered_bytes) {
+        GST_DEBUG ("not registering %" G_GSIZE_FORMAT " bytes: %"
+            G_GUINT64_FORMAT " registered, limit %" G_GUINT64_FORMAT, length,
+            registered_total, max_registered_bytes);
+        return NULL;
+      }
+
+      gst_zc::DeviceScope scope (gst_zc_context_get_device_id (ctx));
+      /* Not cudaHostRegisterReadOnly: with it, copies from these pages
+       * failed with cudaErrorInvalidValue on the H200 (docs/design.md).
+       * The wrapper is a read-only GstMemory instead, which no kernel of
+       * ours writes. */
+      unsigned flags = cudaHostRegisterMapped | cudaHostRegisterPortable;
+      r = new Registration;
+      r->start = (guint8 *) start;
+      r->length = length;
+      cudaError_t err = cudaHostRegister (r->start, length, flags);
+      void *d = nullptr;
+      if (err == cudaSuccess &&
+          GST_ZC_CUDA_OK (cudaHostGetDevicePointer (&d, r->start, 0))) {
+        r->ok = true;
+        r->device = (guint8 *) d;
+        registered_total += length;
+        if (registered_now)
+          *registered_now = length;
+        GST_DEBUG ("registered %" G_GSIZE_FORMAT " bytes at %p", length,
+            r->start);
+      } else {
+        if (err == cudaSuccess)
+          cudaHostUnregister (r->start);
+        /* pages shared with memory registered already, or locked memory
+         * exhausted: this memory is copied, and not tried again */
+        GST_DEBUG ("cannot register %" G_GSIZE_FORMAT " bytes at %p: %s",
+            length, r->start, cudaGetErrorName (err));
+        cudaGetLastError ();
+      }
+      gst_mini_object_set_qdata (GST_MINI_OBJECT_CAST (root),
+          registration_quark (), r, registration_free);
+    }
+  }
+  if (!r->ok)
+    return NULL;
+
+  auto *hold = new ForeignHold;
+  if (!gst_memory_map (mem, &hold->info, GST_MAP_READ)) {
+    delete hold;
+    return NULL;
+  }
+  hold->buffer = gst_buffer_ref (buffer);
+  hold->memory = mem;
+  guint8 *host = hold->info.data;
+  guint8 *device = r->device + (host - r->start);
+  GstMemory *wrapper = gst_zc_memory_new_wrapped (mapped_allocator, host,
+      device, hold->info.size, TRUE, hold, foreign_hold_release);
+  if (!wrapper) {
+    foreign_hold_release (hold);
+    return NULL;
+  }
+  return buffer_around (wrapper, buffer);
+#else
+  (void) max_registered_bytes;
+  return NULL;
+#endif
+}
+
+/**
+ * gst_zc_registered_bytes:
+ *
+ * Returns: the bytes of foreign host memory registered with CUDA by
+ *   gst_zc_buffer_adopt_host() and not yet released
+ */
+guint64
+gst_zc_registered_bytes (void)
+{
+#if GST_ZC_HAVE_CUDA
+  std::lock_guard < std::mutex > lk (registration_lock);
+  return registered_total;
+#else
+  return 0;
+#endif
+}
+
+/* ---------------------------------------------------------------------- */
+/* GstCudaMemory (nvcodec)                                                */
+/* ---------------------------------------------------------------------- */
+
+/**
+ * gst_zc_have_cuda_memory_interop:
+ *
+ * Returns: whether this library was built with GStreamer's CUDA library,
+ *   so that the functions below work
+ */
+gboolean
+gst_zc_have_cuda_memory_interop (void)
+{
+  return GST_ZC_HAVE_GST_CUDA ? TRUE : FALSE;
+}
+
+#if GST_ZC_HAVE_GST_CUDA
+static GQuark
+cuda_context_quark (void)
+{
+  static GQuark q = g_quark_from_static_string ("gst-zc-cuda-context");
+  return q;
+}
+
+static std::mutex cuda_context_lock;
+#endif
+
+/**
+ * gst_zc_context_get_cuda_context:
+ * @context: a #GstZcContext
+ *
+ * The GstCudaContext of @context's device that gst-zerocopy shares with
+ * GStreamer's CUDA elements: it wraps the device's primary context, the one
+ * the CUDA runtime (and so every kernel and allocation of this library)
+ * uses, so memory of either side is addressable by the other. Made at the
+ * first call, kept with @context.
+ *
+ * Returns: (transfer none) (nullable): a GstCudaContext, %NULL without a
+ *   GPU or without gstreamer-cuda-1.0
+ */
+gpointer
+gst_zc_context_get_cuda_context (GstZcContext * context)
+{
+  g_return_val_if_fail (GST_IS_ZC_CONTEXT (context), NULL);
+  init_debug ();
+#if GST_ZC_HAVE_GST_CUDA
+  if (!gst_zc_context_has_gpu (context))
+    return NULL;
+  std::lock_guard < std::mutex > lk (cuda_context_lock);
+  gpointer have = g_object_get_qdata (G_OBJECT (context), cuda_context_quark ());
+  if (have)
+    return have;
+  if (!gst_cuda_load_library ()) {
+    GST_WARNING ("GStreamer's CUDA library could not load the CUDA driver");
+    return NULL;
+  }
+  gint dev = gst_zc_context_get_device_id (context);
+  gst_zc::DeviceScope scope (dev);
+  /* The runtime makes the primary context current on this thread: take its
+   * handle off the driver's stack and put it back */
+  if (!scope.ok () || !GST_ZC_CUDA_OK (cudaFree (nullptr)))
+    return NULL;
+  CUcontext primary = nullptr;
+  CUdevice cudev = 0;
+  if (CuCtxPopCurrent (&primary) != CUDA_SUCCESS || !primary) {
+    GST_WARNING ("no current CUDA context after the runtime's initialisation");
+    return NULL;
+  }
+  CuCtxPushCurrent (primary);
+  if (CuDeviceGet (&cudev, dev) != CUDA_SUCCESS)
+    return NULL;
+  GstCudaContext *cuda = gst_cuda_context_new_wrapped (primary, cudev);
+  if (!cuda)
+    return NULL;
+  GST_INFO ("GstCudaContext %" GST_PTR_FORMAT " wraps the primary context "
+      "%p of device %d", cuda, primary, dev);
+  g_object_set_qdata_full (G_OBJECT (context), cuda_context_quark (), cuda,
+      (GDestroyNotify) gst_object_unref);
+  return cuda;
+#else
+  return NULL;
+#endif
+}
+
+/**
+ * gst_zc_buffer_is_cuda_memory:
+ * @buffer: a #GstBuffer
+ *
+ * Returns: whether @buffer is one GstCudaMemory
+ */
+gboolean
+gst_zc_buffer_is_cuda_memory (GstBuffer * buffer)
+{
+#if GST_ZC_HAVE_GST_CUDA
+  return gst_buffer_n_memory (buffer) == 1 &&
+      gst_is_cuda_memory (gst_buffer_peek_memory (buffer, 0));
+#else
+  (void) buffer;
+  return FALSE;
+#endif
+}
+
+/**
+ * gst_zc_buffer_import_cuda:
+ * @device_allocator: a #GstZcAllocator of device memory
+ * @buffer: a buffer of one GstCudaMemory
+ * @writable: whether kernels will write the frame (an output frame)
+ *
+ * Wraps the device memory of @buffer, without a copy, when it belongs to
+ * the CUDA context gst-zerocopy shares (gst_zc_context_get_cuda_context()
+ * of the allocator's context). nvcodec hands over finished frames; where
+ * the GstCudaMemory carries a stream of its own (GStreamer 1.24 and later)
+ * the frame is synchronised first. A writable import marks the
+ * GstCudaMemory as changed on the GPU when the wrapper goes.
+ *
+ * Returns: (transfer full) (nullable): a buffer of one device #GstZcMemory
+ *   over the same bytes with @buffer's metas (and a #GstVideoMeta of the
+ *   memory's layout if @buffer had none), holding @buffer until the GPU
+ *   work fenced on it is done; %NULL for memory of another context or
+ *   device (map it, which copies)
+ */
+GstBuffer *
+gst_zc_buffer_import_cuda (GstAllocator * device_allocator,
+    GstBuffer * buffer, gboolean writable)
+{
+  g_return_val_if_fail (GST_IS_ZC_ALLOCATOR (device_allocator), NULL);
+  g_return_val_if_fail (GST_IS_BUFFER (buffer), NULL);
+  init_debug ();
+#if GST_ZC_HAVE_GST_CUDA
+  auto *zalloc = GST_ZC_ALLOCATOR (device_allocator);
+  GstZcContext *ctx = gst_zc_allocator_get_context (zalloc);
+  if (!ctx || gst_zc_allocator_get_memory_type (zalloc) !=
+      GST_ZC_MEMORY_TYPE_DEVICE || !gst_zc_buffer_is_cuda_memory (buffer))
+    return NULL;
+  auto *ours = (GstCudaContext *) gst_zc_context_get_cuda_context (ctx);
+  GstMemory *mem = gst_buffer_peek_memory (buffer, 0);
+  auto *cmem = GST_CUDA_MEMORY_CAST (mem);
+  if (!ours || !cmem->context || gst_cuda_context_get_handle (cmem->context)
+      != gst_cuda_context_get_handle (ours)) {
+    GST_DEBUG ("GstCudaMemory %p of another CUDA context (%" GST_PTR_FORMAT
+        "), not ours (%" GST_PTR_FORMAT ")", mem, cmem->context, ours);
+    return NULL;
+  }
+
+  auto *hold = new ForeignHold;
+  GstMapFlags flags = (GstMapFlags) (GST_MAP_READ | GST_MAP_CUDA |
+      (writable ? GST_MAP_WRITE : 0));
+  if (!gst_memory_map (mem, &hold->info, flags)) {
+    GST_WARNING ("could not map GstCudaMemory %p for CUDA", mem);
+    delete hold;
+    return NULL;
+  }
+#if GST_CHECK_VERSION(1, 24, 0)
+  gst_cuda_memory_sync (cmem);
+#endif
+  hold->buffer = gst_buffer_ref (buffer);
+  hold->memory = mem;
+  GstMemory *wrapper = gst_zc_memory_new_wrapped (device_allocator, NULL,
+      hold->info.data, hold->info.size, !writable, hold,
+      foreign_hold_release);
+  if (!wrapper) {
+    foreign_hold_release (hold);
+    return NULL;
+  }
+  GstBuffer *out = buffer_around (wrapper, buffer);
+  if (!gst_buffer_get_video_meta (out)) {
+    const GstVideoInfo *info = &cmem->info;
+    gst_buffer_add_video_meta_full (out, GST_VIDEO_FRAME_FLAG_NONE,
+        GST_VIDEO_INFO_FORMAT (info), GST_VIDEO_INFO_WIDTH (info),
+        GST_VIDEO_INFO_HEIGHT (info), GST_VIDEO_INFO_N_PLANES (info),
+        (gsize *) info->offset, (gint *) info->stride);
+  }
+  return out;
+#else
+  (void) buffer;
+  (void) writable;
+  return NULL;
+#endif
+}
+
+/**
+ * gst_zc_cuda_buffer_pool_new:
+ * @context: a #GstZcContext with a GPU
+ *
+ * Returns: (transfer full) (nullable): a GstCudaBufferPool of the shared
+ *   CUDA context (gst_zc_context_get_cuda_context()), for frames that leave
+ *   as `memory:CUDAMemory`; not configured
+ */
+GstBufferPool *
+gst_zc_cuda_buffer_pool_new (GstZcContext * context)
+{
+  g_return_val_if_fail (GST_IS_ZC_CONTEXT (context), NULL);
+#if GST_ZC_HAVE_GST_CUDA
+  auto *cuda = (GstCudaContext *) gst_zc_context_get_cuda_context (context);
+  return cuda ? gst_cuda_buffer_pool_new (cuda) : NULL;
+#else
+  return NULL;
+#endif
+}
+
+/**
+ * gst_zc_handle_cuda_context_query:
+ * @element: the element answering
+ * @query: a CONTEXT query
+ * @context: (nullable): the element's #GstZcContext
+ *
+ * Answers a CONTEXT query of type #GST_ZC_CUDA_CONTEXT_TYPE (asked by
+ * GStreamer's CUDA elements) with the GstCudaContext of @context, so that
+ * both sides use one CUDA context per GPU.
+ *
+ * Returns: whether @query was answered
+ */
+gboolean
+gst_zc_handle_cuda_context_query (GstElement * element, GstQuery * query,
+    GstZcContext * context)
+{
+#if GST_ZC_HAVE_GST_CUDA
+  const gchar *type;
+  if (!context || GST_QUERY_TYPE (query) != GST_QUERY_CONTEXT ||
+      !gst_query_parse_context_type (query, &type) ||
+      g_strcmp0 (type, GST_ZC_CUDA_CONTEXT_TYPE) != 0)
+    return FALSE;
+  auto *cuda = (GstCudaContext *) gst_zc_context_get_cuda_context (context);
+  return cuda && gst_cuda_handle_context_query (element, query, cuda);
+#else
+  (void) element;
+  (void) query;
+  (void) context;
+  return FALSE;
+#endif
+}
+
+/**
+ * gst_zc_cuda_context_get_device_id:
+ * @context: a #GstContext
+ *
+ * Returns: the CUDA device of a #GST_ZC_CUDA_CONTEXT_TYPE context (its
+ *   GstCudaContext's `cuda-device-id`), or -1 for any other context
+ */
+gint
+gst_zc_cuda_context_get_device_id (GstContext * context)
+{
+#if GST_ZC_HAVE_GST_CUDA
+  if (!context || g_strcmp0 (gst_context_get_context_type (context),
+          GST_ZC_CUDA_CONTEXT_TYPE) != 0)
+    return -1;
+  const GstStructure *s = gst_context_get_structure (context);
+  GstCudaContext *cuda = NULL;
+  if (!gst_structure_get (s, "gst.cuda.context", GST_TYPE_CUDA_CONTEXT,
+          &cuda, NULL) || !cuda)
+    return -1;
+  guint dev = 0;
+  g_object_get (cuda, "cuda-device-id", &dev, NULL);
+  gst_object_unref (cuda);
+  return (gint) dev;
+#else
+  (void) context;
+  return -1;
+#endif
+}
