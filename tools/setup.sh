@@ -28,6 +28,8 @@ zc_setup_main() {
   local pkgs=(g++ meson ninja-build pkg-config git
     libgstreamer1.0-dev libgstreamer-plugins-base1.0-dev
     libgstreamer-plugins-bad1.0-dev
+    # the display test: ximagesink under a virtual X server
+    libx11-dev gstreamer1.0-x xvfb xauth
     gstreamer1.0-tools gstreamer1.0-plugins-base
     gstreamer1.0-plugins-good gstreamer1.0-plugins-bad)
 
