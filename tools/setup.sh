@@ -30,6 +30,8 @@ zc_setup_main() {
     libgstreamer-plugins-bad1.0-dev
     # the display test: ximagesink under a virtual X server
     libx11-dev gstreamer1.0-x xvfb xauth
+    # GObject introspection of the library (GstZc-1.0), and its Python test
+    gobject-introspection libgirepository1.0-dev python3-gi
     gstreamer1.0-tools gstreamer1.0-plugins-base
     gstreamer1.0-plugins-good gstreamer1.0-plugins-bad)
 

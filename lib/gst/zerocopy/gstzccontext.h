@@ -67,7 +67,7 @@ gboolean gst_context_get_zc_context (GstContext * context,
 
 GST_ZC_API
 gboolean gst_zc_ensure_element_context (GstElement * element, gint device_id,
-    GstZcContext ** context, GError ** error);
+    GstZcContext ** zc_context, GError ** error);
 
 GST_ZC_API
 gboolean gst_zc_handle_set_context (GstElement * element, GstContext * context,

@@ -869,7 +869,7 @@ gst_zc_buffer_is_zc (GstBuffer * buffer, GstZcContext * context)
 
 /**
  * gst_zc_memory_get_device_pointer:
- * @mem: a #GstZcMemory
+ * @mem: (type Gst.Memory): a #GstZcMemory
  *
  * The address kernels use for the memory's first byte (its offset applied).
  * For system memory, the host address. Order GPU work on it with
@@ -886,7 +886,7 @@ gst_zc_memory_get_device_pointer (GstZcMemory * mem)
 
 /**
  * gst_zc_memory_get_host_pointer:
- * @mem: a #GstZcMemory
+ * @mem: (type Gst.Memory): a #GstZcMemory
  *
  * The CPU address of the memory's first byte, without any fence wait: only
  * for callers that order access themselves. Others map the memory.
@@ -904,7 +904,7 @@ gst_zc_memory_get_host_pointer (GstZcMemory * mem)
 
 /**
  * gst_zc_memory_get_memory_type:
- * @mem: a #GstZcMemory
+ * @mem: (type Gst.Memory): a #GstZcMemory
  *
  * Returns: the type of @mem (never %GST_ZC_MEMORY_TYPE_AUTO)
  */
@@ -918,7 +918,7 @@ gst_zc_memory_get_memory_type (GstZcMemory * mem)
 
 /**
  * gst_zc_memory_get_device_id:
- * @mem: a #GstZcMemory
+ * @mem: (type Gst.Memory): a #GstZcMemory
  *
  * Returns: the CUDA device @mem was allocated for, -1 for system memory
  */
@@ -931,7 +931,7 @@ gst_zc_memory_get_device_id (GstZcMemory * mem)
 
 /**
  * gst_zc_memory_get_context:
- * @mem: a #GstZcMemory
+ * @mem: (type Gst.Memory): a #GstZcMemory
  *
  * Returns: (transfer none): the context of the allocator of @mem
  */
