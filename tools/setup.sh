@@ -8,7 +8,8 @@
 # On Debian 12 / Ubuntu 24.04 it installs, with apt, only the packages that
 # are missing. When a CUDA toolkit is found (/usr/local/cuda/bin/nvcc, or nvcc
 # already on PATH) the CUDA backend is built as well; otherwise the CPU
-# backend alone is built. Setting ZC_SKIP_APT=1 skips the package step.
+# backend alone is built. Setting ZC_SKIP_APT=1 skips the package step,
+# ZC_SETUP_NO_BUILD=1 the build (tools/make-deb.sh builds its own).
 
 # Work in a function so that sourcing this file does not leave `set -e` and
 # friends behind in an interactive shell; the callers set them themselves.
@@ -89,6 +90,10 @@ zc_setup_main() {
 
   # -- 3. Configure and build -----------------------------------------------
   cd "$root" || return 1
+  if [[ "${ZC_SETUP_NO_BUILD:-0}" == 1 ]]; then
+    zc_say "Build: skipped (ZC_SETUP_NO_BUILD=1)"
+    return 0
+  fi
   if [[ -f build/meson-private/coredata.dat ]]; then
     zc_say "Configure: build/ already configured"
   else

@@ -1,0 +1,61 @@
+#!/usr/bin/env bash
+# The README's commands where the users are, each in a fresh minimal Debian
+# chroot made by ../shared/tools/fresh-debian.sh from the committed HEAD:
+#
+#   bookworm, bookworm-cuda, trixie, trixie-cuda, bullseye, bullseye-cuda
+#       ./tools/test.sh (the README's test command), with and without the
+#       CUDA toolkit visible
+#   install
+#       Debian 12: ./tools/make-deb.sh, the packages installed with apt, then
+#       gst-inspect-1.0 zcfilter, a pipeline and the Python test through the
+#       installed typelib, all without GST_PLUGIN_PATH
+#
+#   tools/matrix.sh [ROW ...]      (default: every row; logs in matrix-logs/)
+#
+# Each row takes 5 to 20 minutes on two cores: too slow for CI, which runs
+# the Debian 12 row of ./tools/test.sh only. Prints one line a row, with the
+# test counts meson printed, and exits non-zero if any row failed.
+set -uo pipefail
+
+root="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
+cd "$root" || exit 1
+fresh="${FRESH_DEBIAN:-$root/../shared/tools/fresh-debian.sh}"
+[[ -x "$fresh" ]] || { echo "matrix.sh: no $fresh" >&2; exit 1; }
+logs="$root/matrix-logs"
+mkdir -p "$logs"
+
+install_cmd='apt-get install -y -q --no-install-recommends dpkg-dev >/dev/null &&
+./tools/make-deb.sh &&
+apt-get install -y -q ./dist/gstreamer1.0-zerocopy_*.deb ./dist/libgstzerocopy-1.0-dev_*.deb &&
+cd / && unset GST_PLUGIN_PATH GST_PLUGIN_PATH_1_0 &&
+gst-inspect-1.0 zcfilter | head -n 12 &&
+gst-launch-1.0 -q videotestsrc num-buffers=5 ! zcupload ! zcfilter invert=true ! zcdownload ! fakesink &&
+echo "pipeline ok" &&
+pkg-config --modversion gstreamer-zerocopy-1.0 &&
+/usr/bin/python3 /root/gst-zerocopy/tests/gir/gstzc-gi.py'
+
+rows=("$@")
+((${#rows[@]})) || rows=(bookworm bookworm-cuda trixie trixie-cuda bullseye bullseye-cuda install)
+
+failed=0
+for row in "${rows[@]}"; do
+  suite=${row%-cuda}
+  args=(--suite "$suite")
+  [[ "$row" == *-cuda ]] && args+=(--cuda)
+  cmd='./tools/test.sh'
+  if [[ "$row" == install ]]; then
+    args=(--suite bookworm)
+    cmd=$install_cmd
+  fi
+  log="$logs/$row.log"
+  start=$(date +%s)
+  "$fresh" "${args[@]}" "$cmd" >"$log" 2>&1
+  rc=$?
+  secs=$(($(date +%s) - start))
+  counts=$(grep -E '^(Ok|Fail|Skipped|Timeout): ' "$log" | tr -s ' ' | tr '\n' ' ')
+  [[ "$row" == install ]] && counts=$(grep -E '^(pipeline ok|ok)$' "$log" | tr '\n' ' ')
+  printf '%-14s %s  %4ss  %s\n' "$row" "$([[ $rc == 0 ]] && echo PASS || echo "FAIL($rc)")" \
+    "$secs" "$counts"
+  ((rc == 0)) || failed=1
+done
+exit $failed
