@@ -424,6 +424,100 @@ GST_START_TEST (test_upload_copies_plain_system_buffer)
 GST_END_TEST;
 
 /* ---------------------------------------------------------------------- */
+/* Cameras: what v4l2src io-mode=userptr requires of the pool             */
+/* ---------------------------------------------------------------------- */
+
+/* v4l2src io-mode=userptr captures into buffers of the downstream pool: the
+ * driver gets each frame's address (user pointers: page-aligned for the
+ * drivers that map them by pages), the single-planar API needs the planes
+ * one after the other (plane i + 1 starts at plane i + bytesperline x its
+ * rows, chroma bytesperline extrapolated from luma's), and the buffer must
+ * hold sizeimage. Checked on buffers of the pool zcupload proposes, for the
+ * common camera formats and sizes, with the pool's luma stride as
+ * bytesperline. At these sizes the stride is also the unpadded row, which
+ * drivers that cannot pad their rows (most UVC cameras) need. */
+GST_START_TEST (test_upload_pool_fits_v4l2_userptr)
+{
+  const GstVideoFormat formats[] = { GST_VIDEO_FORMAT_YUY2,
+    GST_VIDEO_FORMAT_UYVY, GST_VIDEO_FORMAT_NV12
+  };
+  const gint sizes[][2] = { {640, 480}, {1280, 720}, {1920, 1080},
+    {1024, 768}, {3840, 2160}
+  };
+  const gsize page = 4096;
+  for (GstVideoFormat fmt : formats) {
+    for (const auto & sz : sizes) {
+      GstHarness *hr = gst_harness_new ("zcupload");
+      GstCaps *caps = zc_test_raw_caps (fmt, sz[0], sz[1]);
+      gst_harness_set_src_caps (hr, gst_caps_ref (caps));
+      GstQuery *query = gst_query_new_allocation (caps, TRUE);
+      fail_unless (gst_pad_peer_query (hr->srcpad, query));
+      fail_unless (gst_query_get_n_allocation_pools (query) > 0);
+      GstBufferPool *pool = NULL;
+      guint size = 0, min = 0, max = 0;
+      gst_query_parse_nth_allocation_pool (query, 0, &pool, &size, &min, &max);
+      fail_unless (pool != NULL);
+      /* what v4l2src does with it: its own size, video meta, its count */
+      GstStructure *config = gst_buffer_pool_get_config (pool);
+      GstVideoInfo info;
+      fail_unless (gst_video_info_from_caps (&info, caps));
+      gst_buffer_pool_config_set_params (config, caps, info.size, 4, 4);
+      gst_buffer_pool_config_add_option (config,
+          GST_BUFFER_POOL_OPTION_VIDEO_META);
+      fail_unless (gst_buffer_pool_set_config (pool, config));
+      fail_unless (gst_buffer_pool_set_active (pool, TRUE));
+
+      GstBuffer *buf = NULL;
+      fail_unless_equals_int (gst_buffer_pool_acquire_buffer (pool, &buf,
+              NULL), GST_FLOW_OK);
+      fail_unless_equals_int (gst_buffer_n_memory (buf), 1);
+      GstVideoMeta *meta = gst_buffer_get_video_meta (buf);
+      fail_unless (meta != NULL);
+      GstVideoFrame frame;
+      fail_unless (gst_video_frame_map (&frame, &info, buf, GST_MAP_WRITE));
+      const gchar *what = gst_video_format_to_string (fmt);
+      guintptr addr = (guintptr) GST_VIDEO_FRAME_PLANE_DATA (&frame, 0);
+      fail_unless (addr % page == 0, "%s %dx%d: frame at %p, not "
+          "page-aligned", what, sz[0], sz[1], (gpointer) addr);
+      const GstVideoFormatInfo *finfo = info.finfo;
+      gint bytesperline = GST_VIDEO_FRAME_PLANE_STRIDE (&frame, 0);
+      gint unpadded = GST_VIDEO_INFO_PLANE_STRIDE (&info, 0);
+      fail_unless_equals_int (bytesperline, unpadded);
+      gsize sizeimage = 0;
+      for (guint p = 0; p < GST_VIDEO_FRAME_N_PLANES (&frame); p++) {
+        /* packed 4:2:2 has one plane; NV12's interleaved chroma plane has
+         * the luma plane's bytesperline (as v4l2 extrapolates it) */
+        gint estride = bytesperline;
+        guint rows = GST_VIDEO_FORMAT_INFO_SCALE_HEIGHT (finfo, p, sz[1]);
+        fail_unless_equals_int (GST_VIDEO_FRAME_PLANE_STRIDE (&frame, p),
+            estride);
+        if (p + 1 < GST_VIDEO_FRAME_N_PLANES (&frame)) {
+          const guint8 *next = (const guint8 *) GST_VIDEO_FRAME_PLANE_DATA
+              (&frame, p) + (gsize) estride * rows;
+          fail_unless (next == GST_VIDEO_FRAME_PLANE_DATA (&frame, p + 1),
+              "%s %dx%d: plane %u does not follow plane %u", what, sz[0],
+              sz[1], p + 1, p);
+        }
+        sizeimage += (gsize) estride * rows;
+      }
+      gst_video_frame_unmap (&frame);
+      fail_unless (gst_buffer_get_size (buf) >= sizeimage, "%s %dx%d: %"
+          G_GSIZE_FORMAT " bytes, sizeimage %" G_GSIZE_FORMAT, what, sz[0],
+          sz[1], gst_buffer_get_size (buf), sizeimage);
+
+      gst_buffer_unref (buf);
+      gst_buffer_pool_set_active (pool, FALSE);
+      gst_object_unref (pool);
+      gst_query_unref (query);
+      gst_caps_unref (caps);
+      gst_harness_teardown (hr);
+    }
+  }
+}
+
+GST_END_TEST;
+
+/* ---------------------------------------------------------------------- */
 /* Properties                                                             */
 /* ---------------------------------------------------------------------- */
 
@@ -511,6 +605,7 @@ zcupload_suite (void)
   tcase_add_test (tc, test_upload_copies_foreign_buffer_with_odd_strides);
   tcase_add_test (tc, test_upload_adopts_foreign_buffer_with_odd_strides);
   tcase_add_test (tc, test_upload_copies_plain_system_buffer);
+  tcase_add_test (tc, test_upload_pool_fits_v4l2_userptr);
   tcase_add_test (tc, test_upload_common_properties);
   tcase_add_test (tc, test_upload_pad_templates);
   return s;
