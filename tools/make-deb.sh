@@ -22,6 +22,7 @@ ZC_SETUP_NO_BUILD=1 source "$root/tools/setup.sh"   # packages, PATH for nvcc
 cd "$root"
 
 die() { printf 'make-deb.sh: error: %s\n' "$*" >&2; exit 1; }
+trap 'printf "make-deb.sh: error: line %s failed\n" "$LINENO" >&2' ERR
 for tool in dpkg-deb dpkg-architecture dpkg-shlibdeps; do
   command -v "$tool" >/dev/null 2>&1 ||
     die "'$tool' not found (apt-get install dpkg-dev)"
@@ -76,8 +77,11 @@ mkdir -p "$stage/shlibs/debian"
 printf 'Source: gst-zerocopy\n\nPackage: gstreamer1.0-zerocopy\nArchitecture: any\n' \
   > "$stage/shlibs/debian/control"
 mapfile -t objs < <(find "$run" -type f \( -name '*.so' -o -name '*.so.*' \))
-depends=$(cd "$stage/shlibs" && dpkg-shlibdeps -O -l"$run/$libdir" \
-  "${objs[@]}" 2>/dev/null | sed -n 's/^shlibs:Depends=//p')
+# the plugin's use of our own library is this package's, not a dependency
+shlibdeps=$(cd "$stage/shlibs" && dpkg-shlibdeps -O --ignore-missing-info \
+  -l"$run/$libdir" "${objs[@]}" 2>"$stage/shlibdeps.err") ||
+  die "dpkg-shlibdeps failed: $(cat "$stage/shlibdeps.err")"
+depends=$(sed -n 's/^shlibs:Depends=//p' <<<"$shlibdeps")
 [[ -n "$depends" ]] || die "dpkg-shlibdeps found no dependencies"
 
 control() {                     # $1 = package, $2 = depends, $3 = summary, $4 = text

@@ -24,17 +24,20 @@ zc_setup_main() {
   }
 
   # -- 1. System packages ---------------------------------------------------
-  # libgstreamer-plugins-bad1.0-dev: GStreamer's CUDA library, for the
-  # memory:CUDAMemory exchange with nvcodec's elements (used with CUDA only)
   local pkgs=(g++ meson ninja-build pkg-config git
     libgstreamer1.0-dev libgstreamer-plugins-base1.0-dev
-    libgstreamer-plugins-bad1.0-dev
     # the display test: ximagesink under a virtual X server
     libx11-dev gstreamer1.0-x xvfb xauth
     # GObject introspection of the library (GstZc-1.0), and its Python test
     gobject-introspection libgirepository1.0-dev python3-gi
     gstreamer1.0-tools gstreamer1.0-plugins-base
     gstreamer1.0-plugins-good gstreamer1.0-plugins-bad)
+  # GStreamer's CUDA library, for the memory:CUDAMemory exchange with
+  # nvcodec's elements: only where the CUDA backend is built (its -dev
+  # package pulls in OpenCV's)
+  if command -v nvcc >/dev/null 2>&1 || [[ -x /usr/local/cuda/bin/nvcc ]]; then
+    pkgs+=(libgstreamer-plugins-bad1.0-dev)
+  fi
 
   if [[ "${ZC_SKIP_APT:-0}" == 1 ]]; then
     zc_say "Packages: skipped (ZC_SKIP_APT=1)"
