@@ -5,6 +5,9 @@
 #   bookworm, bookworm-cuda, trixie, trixie-cuda, bullseye, bullseye-cuda
 #       ./tools/test.sh (the README's test command), with and without the
 #       CUDA toolkit visible
+#   aarch64
+#       Debian 12: tools/cross-aarch64.sh, the CPU backend built for 64-bit
+#       Arm with Debian's cross toolchain, its suites run under qemu-user
 #   install
 #       Debian 12: ./tools/make-deb.sh, the packages installed with apt, then
 #       gst-inspect-1.0 zcfilter, a pipeline and the Python test through the
@@ -35,7 +38,7 @@ pkg-config --modversion gstreamer-zerocopy-1.0 &&
 /usr/bin/python3 /root/gst-zerocopy/tests/gir/gstzc-gi.py'
 
 rows=("$@")
-((${#rows[@]})) || rows=(bookworm bookworm-cuda trixie trixie-cuda bullseye bullseye-cuda install)
+((${#rows[@]})) || rows=(bookworm bookworm-cuda trixie trixie-cuda bullseye bullseye-cuda aarch64 install)
 
 failed=0
 for row in "${rows[@]}"; do
@@ -46,6 +49,9 @@ for row in "${rows[@]}"; do
   if [[ "$row" == install ]]; then
     args=(--suite bookworm)
     cmd=$install_cmd
+  elif [[ "$row" == aarch64 ]]; then
+    args=(--suite bookworm)
+    cmd='./tools/cross-aarch64.sh'
   fi
   log="$logs/$row.log"
   start=$(date +%s)
