@@ -289,6 +289,13 @@ if want e; then
   measure e "(2) imagefreeze" zc src "$one ! $caps ! imagefreeze num-buffers=@N@ ! zcupload ! zcfilter ! $zcout"
   measure e "(3) foreign recycling pool" zc src "$src ! identity drop-allocation=true ! zcupload ! zcfilter ! $zcout"
   measure e "(4) = (3), zcupload adopt=false" zc src "$src ! identity drop-allocation=true ! zcupload adopt=false ! zcfilter ! $zcout"
+  # How often (3)'s memory was registered, and how much staged, over N
+  # frames: GST_DEBUG of the library's foreign-memory and filter code
+  p3=$(at "$src ! identity drop-allocation=true ! zcupload ! zcfilter ! $zcout" "$n" '')
+  read -r -a argv3 <<<"$p3"
+  GST_DEBUG=zcforeign:5 timeout "$tmo" gst-launch-1.0 -q "${argv3[@]}" >"$tmp/e3.log" 2>&1 || true
+  printf 'e (3) foreign recycling pool | registrations over %d frames | %s\n' "$n" \
+    "$(grep -c 'registered [0-9]* bytes' "$tmp/e3.log" || true)"
   first="(1) pool source"
   while IFS= read -r row; do
     [ -n "$row" ] || continue
