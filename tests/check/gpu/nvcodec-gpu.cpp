@@ -266,67 +266,57 @@ plain_reference (void)
       " ! zcdownload ! appsink name=sink sync=false";
 }
 
-GST_START_TEST (test_cudaupload_into_zcfilter)
+/* @head ! zcfilter ! @tail against the plain path: the same pixels, no copy
+ * in zcfilter, and @cuda_buffers frames it read or wrote as CUDAMemory */
+static void
+check_cuda_chain (const std::string & head, const std::string & tail,
+    guint64 cuda_buffers, const gchar * what)
 {
   GstElement *p;
-  std::vector < GstSample * >got = run (std::string (src_nv12) +
-      "cudaupload ! video/x-raw(memory:CUDAMemory) ! " + filter +
-      "video/x-raw(memory:CUDAZeroCopy)," + rgba_small +
-      " ! zcdownload ! appsink name=sink sync=false", &p);
+  std::vector < GstSample * >got = run (std::string (src_nv12) + head +
+      filter + tail + " ! appsink name=sink sync=false", &p);
   std::vector < GstSample * >want = run (plain_reference ());
-  assert_same_frames (got, want, "cudaupload ! zcfilter");
+  assert_same_frames (got, want, what);
 
   GstElement *f = zc_test_get_by_name (p, "f");
-  fail_unless_equals_int (zc_test_stat (f, "cuda-memory-buffers"), 6);
+  fail_unless_equals_int (zc_test_stat (f, "cuda-memory-buffers"),
+      cuda_buffers);
   fail_unless_equals_int (zc_test_stat (f, "bytes-copied"), 0);
   gst_object_unref (f);
   stop (p);
   free_samples (got);
   free_samples (want);
+}
+
+static const gchar *from_cudaupload =
+    "cudaupload ! video/x-raw(memory:CUDAMemory) ! ";
+
+GST_START_TEST (test_cudaupload_into_zcfilter)
+{
+  check_cuda_chain (from_cudaupload, std::string
+      ("video/x-raw(memory:CUDAZeroCopy),") + rgba_small + " ! zcdownload",
+      6, "cudaupload ! zcfilter");
 }
 
 GST_END_TEST;
 
 GST_START_TEST (test_zcfilter_into_cudadownload)
 {
-  GstElement *p;
-  std::vector < GstSample * >got = run (std::string (src_nv12) +
-      "zcupload ! " + filter + "video/x-raw(memory:CUDAMemory)," +
-      rgba_small + " ! cudadownload ! video/x-raw,format=RGBA ! "
-      "appsink name=sink sync=false", &p);
-  std::vector < GstSample * >want = run (plain_reference ());
-  assert_same_frames (got, want, "zcfilter ! cudadownload");
-
-  GstElement *f = zc_test_get_by_name (p, "f");
-  fail_unless_equals_int (zc_test_stat (f, "cuda-memory-buffers"), 6);
-  fail_unless_equals_int (zc_test_stat (f, "bytes-copied"), 0);
-  gst_object_unref (f);
-  stop (p);
-  free_samples (got);
-  free_samples (want);
+  check_cuda_chain ("zcupload ! ", std::string
+      ("video/x-raw(memory:CUDAMemory),") + rgba_small +
+      " ! cudadownload ! video/x-raw,format=RGBA", 6,
+      "zcfilter ! cudadownload");
 }
 
 GST_END_TEST;
 
 GST_START_TEST (test_cuda_memory_both_ways)
 {
-  GstElement *p;
-  std::vector < GstSample * >got = run (std::string (src_nv12) +
-      "cudaupload ! video/x-raw(memory:CUDAMemory) ! " + filter +
-      "video/x-raw(memory:CUDAMemory)," + rgba_small +
-      " ! cudadownload ! video/x-raw,format=RGBA ! "
-      "appsink name=sink sync=false", &p);
-  std::vector < GstSample * >want = run (plain_reference ());
-  assert_same_frames (got, want, "cudaupload ! zcfilter ! cudadownload");
-
-  GstElement *f = zc_test_get_by_name (p, "f");
   /* every frame read and written as CUDAMemory: twice per frame */
-  fail_unless_equals_int (zc_test_stat (f, "cuda-memory-buffers"), 12);
-  fail_unless_equals_int (zc_test_stat (f, "bytes-copied"), 0);
-  gst_object_unref (f);
-  stop (p);
-  free_samples (got);
-  free_samples (want);
+  check_cuda_chain (from_cudaupload, std::string
+      ("video/x-raw(memory:CUDAMemory),") + rgba_small +
+      " ! cudadownload ! video/x-raw,format=RGBA", 12,
+      "cudaupload ! zcfilter ! cudadownload");
 }
 
 GST_END_TEST;
