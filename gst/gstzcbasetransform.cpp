@@ -103,6 +103,14 @@ get_priv (GstZcBaseTransform * self)
       (gst_zc_base_transform_get_instance_private (self))->state;
 }
 
+/* The device to open: device-id, else (-1) the device of a gst.cuda.context
+ * set on the element, if any. Called with priv->lock held. */
+static gint
+requested_device_locked (ZcBaseTransformState * priv)
+{
+  return priv->device_id >= 0 ? priv->device_id : priv->cuda_device_hint;
+}
+
 static GstStructure *
 stats_structure_locked (GstZcBaseTransform * self)
 {
@@ -233,8 +241,7 @@ gst_zc_base_transform_query (GstBaseTransform * trans,
         gint device_id;
         {
           std::lock_guard < std::mutex > lk (priv->lock);
-          device_id = priv->device_id >= 0 ? priv->device_id :
-              priv->cuda_device_hint;
+          device_id = requested_device_locked (priv);
         }
         gst_zc_ensure_element_context (GST_ELEMENT (trans), device_id,
             &priv->context, NULL);
@@ -366,8 +373,7 @@ gst_zc_base_transform_start (GstBaseTransform * trans)
 
   {
     std::lock_guard < std::mutex > lk (priv->lock);
-    device_id = priv->device_id >= 0 ? priv->device_id :
-        priv->cuda_device_hint;
+    device_id = requested_device_locked (priv);
     requested = priv->memory_type;
     cpu_fallback = priv->cpu_fallback;
     priv->buffers = priv->zero_copy_buffers = 0;
@@ -812,41 +818,74 @@ gst_zc_base_transform_new_pool (GstZcBaseTransform * self, GstCaps * caps,
   return pool;
 }
 
+/**
+ * gst_zc_base_transform_new_cuda_pool:
+ * @caps: video caps of memory:CUDAMemory
+ * @min: least buffers
+ * @max: most buffers, 0 for no limit
+ * @size: (out) (optional): the buffer size the pool settled on
+ *
+ * A GstCudaBufferPool of the CUDA context this element shares with nvcodec
+ * (gst_zc_cuda_buffer_pool_new()), configured for @caps with video meta,
+ * not active.
+ *
+ * Returns: (transfer full) (nullable): the pool; %NULL without a GPU,
+ *   without gstreamer-cuda-1.0, or if the pool refused the configuration
+ */
+GstBufferPool *
+gst_zc_base_transform_new_cuda_pool (GstZcBaseTransform * self,
+    GstCaps * caps, guint min, guint max, guint * size)
+{
+  auto *priv = get_priv (self);
+  GstVideoInfo info;
+
+  if (!priv->context || !gst_video_info_from_caps (&info, caps))
+    return NULL;
+  GstBufferPool *pool = gst_zc_cuda_buffer_pool_new (priv->context);
+  if (!pool)
+    return NULL;
+  GstStructure *config = gst_buffer_pool_get_config (pool);
+  gst_buffer_pool_config_set_params (config, caps, GST_VIDEO_INFO_SIZE (&info),
+      min, max);
+  gst_buffer_pool_config_add_option (config, GST_BUFFER_POOL_OPTION_VIDEO_META);
+  if (!gst_buffer_pool_set_config (pool, config)) {
+    GST_WARNING_OBJECT (self, "the CUDA buffer pool refused its "
+        "configuration for %" GST_PTR_FORMAT, caps);
+    gst_object_unref (pool);
+    return NULL;
+  }
+  if (size) {
+    config = gst_buffer_pool_get_config (pool);
+    gst_buffer_pool_config_get_params (config, NULL, size, NULL, NULL);
+    gst_structure_free (config);
+  }
+  return pool;
+}
+
 /* Output as memory:CUDAMemory: a GstCudaBufferPool of the CUDA context we
  * share with nvcodec (whatever pool downstream offered, which may be of
  * another context), so kernels write the frames in place */
 static gboolean
-decide_cuda_pool (GstZcBaseTransform * self, GstQuery * query, GstCaps * caps,
-    const GstVideoInfo * info)
+decide_cuda_pool (GstZcBaseTransform * self, GstQuery * query, GstCaps * caps)
 {
   auto *priv = get_priv (self);
-  GstBufferPool *pool = priv->context ?
-      gst_zc_cuda_buffer_pool_new (priv->context) : NULL;
-  if (!pool) {
-    GST_ELEMENT_ERROR (self, RESOURCE, NO_SPACE_LEFT,
-        ("Could not create a CUDA buffer pool for memory:CUDAMemory output"),
-        ("%s", gst_zc_have_cuda_memory_interop ()? "no GPU" :
-            "built without gstreamer-cuda-1.0"));
-    return FALSE;
-  }
-  guint size = GST_VIDEO_INFO_SIZE (info), min = 2, max = 0;
-  if (gst_query_get_n_allocation_pools (query) > 0) {
+  guint size = 0, min = 2, max = 0;
+  gboolean have = gst_query_get_n_allocation_pools (query) > 0;
+  if (have) {
     gst_query_parse_nth_allocation_pool (query, 0, NULL, NULL, &min, &max);
     min = MAX (min, 2u);
   }
-  GstStructure *config = gst_buffer_pool_get_config (pool);
-  gst_buffer_pool_config_set_params (config, caps, size, min, max);
-  gst_buffer_pool_config_add_option (config, GST_BUFFER_POOL_OPTION_VIDEO_META);
-  if (!gst_buffer_pool_set_config (pool, config)) {
-    GST_ELEMENT_ERROR (self, RESOURCE, SETTINGS,
-        ("The CUDA buffer pool refused its configuration"), (NULL));
-    gst_object_unref (pool);
+  GstBufferPool *pool = gst_zc_base_transform_new_cuda_pool (self, caps, min,
+      max, &size);
+  if (!pool) {
+    GST_ELEMENT_ERROR (self, RESOURCE, NO_SPACE_LEFT,
+        ("Could not create a CUDA buffer pool for memory:CUDAMemory output"),
+        ("%s", !gst_zc_have_cuda_memory_interop ()?
+            "built without gstreamer-cuda-1.0" : !priv->stream ? "no GPU" :
+            "the pool refused its configuration (GST_DEBUG=zcbasetransform:2)"));
     return FALSE;
   }
-  config = gst_buffer_pool_get_config (pool);
-  gst_buffer_pool_config_get_params (config, NULL, &size, NULL, NULL);
-  gst_structure_free (config);
-  if (gst_query_get_n_allocation_pools (query) > 0)
+  if (have)
     gst_query_set_nth_allocation_pool (query, 0, pool, size, min, max);
   else
     gst_query_add_allocation_pool (query, pool, size, min, max);
@@ -873,7 +912,7 @@ gst_zc_base_transform_decide_zc_pool (GstZcBaseTransform * self,
   if (!caps || !gst_video_info_from_caps (&info, caps))
     return FALSE;
   if (gst_zc_caps_is_cuda_memory (caps))
-    return decide_cuda_pool (self, query, caps, &info);
+    return decide_cuda_pool (self, query, caps);
 
   gboolean have = gst_query_get_n_allocation_pools (query) > 0;
   if (have)
@@ -952,21 +991,11 @@ gst_zc_base_transform_propose_zc_pool (GstZcBaseTransform * self,
   /* memory:CUDAMemory from nvcodec: a CUDA pool of the shared context, so
    * the producer's frames are ours to read in place */
   if (gst_zc_caps_is_cuda_memory (caps)) {
+    guint size = 0;
     GstBufferPool *pool = need_pool ?
-        gst_zc_cuda_buffer_pool_new (priv->context) : NULL;
+        gst_zc_base_transform_new_cuda_pool (self, caps, 2, 0, &size) : NULL;
     if (pool) {
-      GstStructure *config = gst_buffer_pool_get_config (pool);
-      gst_buffer_pool_config_set_params (config, caps,
-          GST_VIDEO_INFO_SIZE (&info), 2, 0);
-      gst_buffer_pool_config_add_option (config,
-          GST_BUFFER_POOL_OPTION_VIDEO_META);
-      guint size = GST_VIDEO_INFO_SIZE (&info);
-      if (gst_buffer_pool_set_config (pool, config)) {
-        config = gst_buffer_pool_get_config (pool);
-        gst_buffer_pool_config_get_params (config, NULL, &size, NULL, NULL);
-        gst_structure_free (config);
-        gst_query_add_allocation_pool (query, pool, size, 2, 0);
-      }
+      gst_query_add_allocation_pool (query, pool, size, 2, 0);
       gst_object_unref (pool);
     }
     return TRUE;

@@ -71,6 +71,8 @@ gboolean gst_zc_base_transform_decide_zc_pool (GstZcBaseTransform * self,
     GstQuery * query, GstZcMemoryType wanted, GstZcMemoryType fallback);
 gboolean gst_zc_base_transform_propose_zc_pool (GstZcBaseTransform * self,
     GstQuery * query, GstZcMemoryType memory_type);
+GstBufferPool * gst_zc_base_transform_new_cuda_pool (GstZcBaseTransform * self,
+    GstCaps * caps, guint min, guint max, guint * size);
 
 /* Class functions for subclasses to install (see their docs) */
 gboolean gst_zc_base_transform_decide_zc_output (GstBaseTransform * trans,

@@ -601,19 +601,8 @@ acquire_standby (GstZcFilter * self, GstBuffer * inbuf, GstBuffer ** outbuf)
     GstCaps *caps = gst_pad_get_current_caps (GST_BASE_TRANSFORM_SRC_PAD
         (trans));
     if (caps && gst_zc_caps_is_cuda_memory (caps)) {
-      GstVideoInfo info;
-      priv->standby = gst_video_info_from_caps (&info, caps) ?
-          gst_zc_cuda_buffer_pool_new (gst_zc_base_transform_get_context
-          (base)) : NULL;
-      if (priv->standby) {
-        GstStructure *config = gst_buffer_pool_get_config (priv->standby);
-        gst_buffer_pool_config_set_params (config, caps,
-            GST_VIDEO_INFO_SIZE (&info), 2, 0);
-        gst_buffer_pool_config_add_option (config,
-            GST_BUFFER_POOL_OPTION_VIDEO_META);
-        if (!gst_buffer_pool_set_config (priv->standby, config))
-          gst_clear_object (&priv->standby);
-      }
+      priv->standby = gst_zc_base_transform_new_cuda_pool (base, caps, 2, 0,
+          NULL);
     } else if (caps) {
       priv->standby = gst_zc_base_transform_new_pool (base, caps, 2,
           gst_zc_base_transform_get_memory_type (base));

@@ -65,9 +65,8 @@ libdir="usr/lib/$multiarch"
 movetree "usr/include" "$dev"
 movetree "$libdir/pkgconfig" "$dev"
 movetree "usr/share/gir-1.0" "$dev"
-for so in "$stage/root/$libdir"/libgstzerocopy-1.0.so; do
-  [[ -L "$so" ]] && movetree "$libdir/$(basename "$so")" "$dev"
-done
+# the unversioned link is for the linker: development files
+movetree "$libdir/libgstzerocopy-1.0.so" "$dev"
 # everything left is run time: the plugin, the library, the typelib
 cp -a "$stage/root/." "$run/"
 find "$run" -type f \( -name '*.so' -o -name '*.so.*' \) -exec strip --strip-unneeded {} +

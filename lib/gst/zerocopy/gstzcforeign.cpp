@@ -62,6 +62,7 @@ init_debug (void)
   }
 }
 
+#if GST_ZC_HAVE_CUDA
 /* What a wrapper holds of the original until its fence is done */
 struct ForeignHold
 {
@@ -105,6 +106,38 @@ buffer_around (GstMemory * wrapper, GstBuffer * original)
   }
   return out;
 }
+
+/* @mem, one memory of @buffer, mapped with @flags and held with @buffer;
+ * NULL if it cannot be mapped so */
+static ForeignHold *
+hold_mapped (GstBuffer * buffer, GstMemory * mem, GstMapFlags flags)
+{
+  auto *hold = new ForeignHold;
+  if (!gst_memory_map (mem, &hold->info, flags)) {
+    delete hold;
+    return NULL;
+  }
+  hold->buffer = gst_buffer_ref (buffer);
+  hold->memory = mem;
+  return hold;
+}
+
+/* A buffer of one wrapper (allocator's type) over @hold's bytes at @host
+ * and @device, which releases @hold once its fence is done; on failure
+ * @hold is released at once and NULL returned */
+static GstBuffer *
+wrap_held (GstAllocator * allocator, ForeignHold * hold, gpointer host,
+    gpointer device, gboolean read_only)
+{
+  GstMemory *wrapper = gst_zc_memory_new_wrapped (allocator, host, device,
+      hold->info.size, read_only, hold, foreign_hold_release);
+  if (!wrapper) {
+    foreign_hold_release (hold);
+    return NULL;
+  }
+  return buffer_around (wrapper, hold->buffer);
+}
+#endif /* GST_ZC_HAVE_CUDA */
 
 /* ---------------------------------------------------------------------- */
 /* Host memory: cudaHostRegister, kept on the memory                      */
@@ -252,22 +285,12 @@ gst_zc_buffer_adopt_host (GstAllocator * mapped_allocator, GstBuffer * buffer,
   if (!r->ok)
     return NULL;
 
-  auto *hold = new ForeignHold;
-  if (!gst_memory_map (mem, &hold->info, GST_MAP_READ)) {
-    delete hold;
+  ForeignHold *hold = hold_mapped (buffer, mem, GST_MAP_READ);
+  if (!hold)
     return NULL;
-  }
-  hold->buffer = gst_buffer_ref (buffer);
-  hold->memory = mem;
   guint8 *host = hold->info.data;
-  guint8 *device = r->device + (host - r->start);
-  GstMemory *wrapper = gst_zc_memory_new_wrapped (mapped_allocator, host,
-      device, hold->info.size, TRUE, hold, foreign_hold_release);
-  if (!wrapper) {
-    foreign_hold_release (hold);
-    return NULL;
-  }
-  return buffer_around (wrapper, buffer);
+  return wrap_held (mapped_allocator, hold, host,
+      r->device + (host - r->start), TRUE);
 #else
   (void) max_registered_bytes;
   return NULL;
@@ -435,28 +458,18 @@ gst_zc_buffer_import_cuda (GstAllocator * device_allocator,
     return NULL;
   }
 
-  auto *hold = new ForeignHold;
-  GstMapFlags flags = (GstMapFlags) (GST_MAP_READ | GST_MAP_CUDA |
-      (writable ? GST_MAP_WRITE : 0));
-  if (!gst_memory_map (mem, &hold->info, flags)) {
+  ForeignHold *hold = hold_mapped (buffer, mem, (GstMapFlags) (GST_MAP_READ |
+          GST_MAP_CUDA | (writable ? GST_MAP_WRITE : 0)));
+  if (!hold) {
     GST_WARNING ("could not map GstCudaMemory %p for CUDA", mem);
-    delete hold;
     return NULL;
   }
 #if GST_CHECK_VERSION(1, 24, 0)
   gst_cuda_memory_sync (cmem);
 #endif
-  hold->buffer = gst_buffer_ref (buffer);
-  hold->memory = mem;
-  GstMemory *wrapper = gst_zc_memory_new_wrapped (device_allocator, NULL,
-      hold->info.data, hold->info.size, !writable, hold,
-      foreign_hold_release);
-  if (!wrapper) {
-    foreign_hold_release (hold);
-    return NULL;
-  }
-  GstBuffer *out = buffer_around (wrapper, buffer);
-  if (!gst_buffer_get_video_meta (out)) {
+  GstBuffer *out = wrap_held (device_allocator, hold, NULL, hold->info.data,
+      !writable);
+  if (out && !gst_buffer_get_video_meta (out)) {
     const GstVideoInfo *info = &cmem->info;
     gst_buffer_add_video_meta_full (out, GST_VIDEO_FRAME_FLAG_NONE,
         GST_VIDEO_INFO_FORMAT (info), GST_VIDEO_INFO_WIDTH (info),

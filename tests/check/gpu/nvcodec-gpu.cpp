@@ -418,15 +418,16 @@ static const gchar *to_small_rgba =
     "appsink name=sink sync=false";
 static const gchar *caps_720p_nv12 =
     "video/x-raw,format=NV12,width=1280,height=720,framerate=30/1 ! ";
+/* one SMPTE frame, for imagefreeze to repeat */
+static const std::string one_smpte_720p = std::string
+    ("videotestsrc num-buffers=1 pattern=smpte ! ") + caps_720p_nv12;
 
 GST_START_TEST (test_imagefreeze_registered_once)
 {
   GstElement *p;
-  std::vector < GstSample * >got = run (std::string ("videotestsrc "
-          "num-buffers=1 pattern=smpte ! ") + caps_720p_nv12 +
+  std::vector < GstSample * >got = run (one_smpte_720p +
       "imagefreeze num-buffers=30 ! zcupload name=up ! " + to_small_rgba, &p);
-  std::vector < GstSample * >want = run (std::string ("videotestsrc "
-          "num-buffers=1 pattern=smpte ! ") + caps_720p_nv12 +
+  std::vector < GstSample * >want = run (one_smpte_720p +
       "zcupload ! " + to_small_rgba);
   fail_unless_equals_int (got.size (), 30);
   for (GstSample * s:got) {
@@ -484,12 +485,10 @@ GST_START_TEST (test_adoption_off_or_over_limit_copies)
 {
   for (const gchar *prop : { "adopt=false", "adopt-max-bytes=4096" }) {
     GstElement *p;
-    std::vector < GstSample * >got = run (std::string ("videotestsrc "
-            "num-buffers=1 pattern=smpte ! ") + caps_720p_nv12 +
+    std::vector < GstSample * >got = run (one_smpte_720p +
         "imagefreeze num-buffers=5 ! zcupload name=up " + prop + " ! " +
         to_small_rgba, &p);
-    std::vector < GstSample * >want = run (std::string ("videotestsrc "
-            "num-buffers=1 pattern=smpte ! ") + caps_720p_nv12 +
+    std::vector < GstSample * >want = run (one_smpte_720p +
         "zcupload ! " + to_small_rgba);
     fail_unless_equals_int (got.size (), 5);
     fail_unless (frame_difference (got[4], want[0]).empty ());
