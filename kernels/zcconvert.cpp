@@ -3,6 +3,8 @@
  */
 #include "zcconvert.h"
 #include "zcconvert-common.h"
+#include "zcconvert-fast.h"
+#include "zcparallel.h"
 
 #include <algorithm>
 #include <cmath>
@@ -799,6 +801,29 @@ run_rows(const detail::Plan &P, int by0, int by1)
  * saves. */
 constexpr int64_t kMinBlocksPerThread = 16 * 1024;
 
+void
+run_blocks(const detail::Plan &P, unsigned n_threads)
+{
+  const unsigned n = detail::parallel_threads(P.blocks_y, n_threads,
+                                              P.blocks_x, kMinBlocksPerThread);
+  detail::parallel_rows(P.blocks_y, n, [&P](int begin, int end) {
+    run_rows(P, begin, end);
+  });
+}
+
+/* The fast routes (zcconvert-fast.h), in the order they are offered. */
+using FastRoute = bool (*)(const detail::Plan &, unsigned, bool);
+struct NamedRoute
+{
+  const char *name;
+  FastRoute route;
+};
+constexpr NamedRoute kFastRoutes[] = {
+  {"repack", detail::fast_repack},
+  {"effects", detail::fast_effects},
+  {"scale", detail::fast_scale},
+};
+
 } // namespace
 
 bool
@@ -808,39 +833,35 @@ convert_cpu(const FrameDesc &src, const FrameDesc &dst, const ConvertParams &p,
   detail::Plan P;
   if (detail::build_plan(src, dst, p, &P) != detail::kPlanOk)
     return false;
-
-  int64_t n = n_threads ? n_threads : std::thread::hardware_concurrency();
-  if (n < 1)
-    n = 1;
-  const int64_t blocks = (int64_t)P.blocks_x * P.blocks_y;
-  if (n > (blocks + kMinBlocksPerThread - 1) / kMinBlocksPerThread)
-    n = (blocks + kMinBlocksPerThread - 1) / kMinBlocksPerThread;
-  if (n > P.blocks_y)
-    n = P.blocks_y;
-  if (n <= 1) {
-    run_rows(P, 0, P.blocks_y);
-    return true;
-  }
-
-  std::vector<std::thread> threads;
-  int next = 0;
-  for (int64_t t = 0; t < n; t++) {
-    const int end = (int)((int64_t)P.blocks_y * (t + 1) / n);
-    const int begin = next;
-    next = end;
-    if (t + 1 == n) {
-      run_rows(P, begin, end); /* the calling thread takes the last share */
-      break;
-    }
-    try {
-      threads.emplace_back([&P, begin, end] { run_rows(P, begin, end); });
-    } catch (...) {
-      run_rows(P, begin, end); /* could not start one: do it here */
-    }
-  }
-  for (std::thread &th : threads)
-    th.join();
+  for (const NamedRoute &r : kFastRoutes)
+    if (r.route(P, n_threads, true))
+      return true;
+  run_blocks(P, n_threads);
   return true;
+}
+
+bool
+convert_cpu_reference(const FrameDesc &src, const FrameDesc &dst,
+                      const ConvertParams &p, unsigned n_threads)
+{
+  detail::Plan P;
+  if (detail::build_plan(src, dst, p, &P) != detail::kPlanOk)
+    return false;
+  run_blocks(P, n_threads);
+  return true;
+}
+
+const char *
+convert_cpu_route(const FrameDesc &src, const FrameDesc &dst,
+                  const ConvertParams &p)
+{
+  detail::Plan P;
+  if (detail::build_plan(src, dst, p, &P) != detail::kPlanOk)
+    return nullptr;
+  for (const NamedRoute &r : kFastRoutes)
+    if (r.route(P, 1, false))
+      return r.name;
+  return "blocks";
 }
 
 namespace {

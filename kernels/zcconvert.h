@@ -238,9 +238,11 @@ const char *pixfmt_name(PixFmt fmt);
 
 /* Converts src into dst on the CPU and returns when done. src and dst must
  * not overlap. n_threads: 0 = std::thread::hardware_concurrency(), 1 = only
- * the calling thread; rows of blocks are split evenly between threads
- * started for the call (fewer for small frames). The output does not
- * depend on the thread count.
+ * the calling thread; rows are split evenly between threads started for
+ * the call (fewer for small frames). The output does not depend on the
+ * thread count. Common requests (repacks, point effects alone, linear
+ * scaling of 8-bit frames) take routes written for the CPU; they write the
+ * same bytes as the per-block code (convert_cpu_reference()).
  *
  * Returns: false, writing nothing, when the request is invalid or not
  * implemented: empty frames or sides above 65536, null planes, strides
@@ -249,6 +251,18 @@ const char *pixfmt_name(PixFmt fmt);
  * bilinear or bicubic shrinking by more than 64 on an axis. */
 bool convert_cpu(const FrameDesc &src, const FrameDesc &dst,
                  const ConvertParams &p, unsigned n_threads);
+
+/* convert_cpu() as the CUDA kernels compute it: every output block
+ * through the shared per-block code, never a fast route. The reference the
+ * fast routes are tested against. */
+bool convert_cpu_reference(const FrameDesc &src, const FrameDesc &dst,
+                           const ConvertParams &p, unsigned n_threads);
+
+/* Which way convert_cpu() takes for a request: "repack", "effects" or
+ * "scale" (a route written for the CPU), "blocks" (the per-block code), or
+ * NULL for a request it refuses. For tests and benchmarks. */
+const char *convert_cpu_route(const FrameDesc &src, const FrameDesc &dst,
+                              const ConvertParams &p);
 
 /* For tests: convert_cpu() on one thread, run the way convert_cuda() runs
  * it. Each tile's source rows are first copied into a buffer (as the kernel

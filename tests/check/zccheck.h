@@ -698,7 +698,7 @@ zc_test_convert_params (const ZcFilterSetting & s)
   return p;
 }
 
-/* zcfilter's output for @s on @fin, by the CPU reference (zc::convert_cpu,
+/* zcfilter's output for @s on @fin, by the CPU reference (zc::convert_cpu_reference,
  * the code the CUDA kernel shares), against the element's @fout, byte for
  * byte. Returns "" or the first difference. */
 static inline std::string
@@ -720,7 +720,7 @@ zc_test_check_filter_output (const ZcFilterSetting & s, GstVideoFrame * fin,
   zc::FrameDesc sd, dd;
   if (!zc_test_frame_desc (fin, &sd) || !zc_test_frame_desc (&fexp, &dd))
     result = std::string (what) + ": format unknown to the kernels";
-  else if (!zc::convert_cpu (sd, dd, zc_test_convert_params (s), 1))
+  else if (!zc::convert_cpu_reference (sd, dd, zc_test_convert_params (s), 1))
     result = std::string (what) + ": the reference refused the request";
   else
     result = zc_test_compare_identical (&fexp, fout, what);

@@ -56,7 +56,7 @@ watch_src (GstElement * pipeline, const gchar * name, MemoryTypes * types)
 }
 
 /* Every pixel of every frame at the sink against @steps applied in turn by
- * the CPU reference (zc::convert_cpu) to the same frame of the same
+ * the CPU reference (zc::convert_cpu_reference) to the same frame of the same
  * videotestsrc */
 static void
 check_frames (GstElement * pipeline, const zc::ConvertParams * steps,
@@ -92,7 +92,7 @@ check_frames (GstElement * pipeline, const zc::ConvertParams * steps,
               GST_MAP_WRITE));
       fail_unless (zc_test_frame_desc (&a, &da) && zc_test_frame_desc (&b,
               &db));
-      fail_unless (zc::convert_cpu (da, db, steps[i], 1));
+      fail_unless (zc::convert_cpu_reference (da, db, steps[i], 1));
       gst_video_frame_unmap (&b);
       gst_video_frame_unmap (&a);
     }

@@ -1,0 +1,42 @@
+/* gst-zerocopy: the CPU backend's fast routes through a conversion plan.
+ * SPDX-License-Identifier: LGPL-2.1-or-later
+ *
+ * Private to kernels/. convert_cpu() builds the plan (zcconvert-common.h)
+ * and, before running convert_block() on every output block, offers it to
+ * these routes in turn. Each one handles a family of common requests with
+ * loops written for the CPU (per row, per plane, tables, separable
+ * filters) and must write exactly the bytes convert_block() writes for
+ * them: the per-block code stays the reference (the CUDA kernels run it),
+ * and tests/kernels/test-convert-fast.cpp runs both on random frames.
+ *
+ * Each route: with run == false, only whether it takes the plan; with
+ * run == true, the conversion itself on n_threads threads (0 = all cores)
+ * where it takes the plan, else nothing. Returns whether it takes it.
+ */
+#ifndef GST_ZC_KERNELS_CONVERT_FAST_H
+#define GST_ZC_KERNELS_CONVERT_FAST_H
+
+#include "zcconvert.h"
+#include "zcconvert-common.h"
+
+namespace zc {
+namespace detail {
+
+/* Packed R'G'B' to packed R'G'B' (and a format to itself), same size,
+ * nothing moved, no effects: bytes permuted (zcconvert-fast.cpp). */
+bool fast_repack(const Plan &P, unsigned n_threads, bool run);
+
+/* Point effects alone on a frame of one format and size, nothing moved
+ * (zcfilter's brightness, contrast, saturation, hue, grayscale, gamma,
+ * invert): per row with tables (zceffects-fast.cpp). */
+bool fast_effects(const Plan &P, unsigned n_threads, bool run);
+
+/* Scaling of 8-bit frames with the linear filter: a separable pass per
+ * axis into exact integer sums, then the colour step and the store
+ * (zcscale-fast.cpp). */
+bool fast_scale(const Plan &P, unsigned n_threads, bool run);
+
+} // namespace detail
+} // namespace zc
+
+#endif /* GST_ZC_KERNELS_CONVERT_FAST_H */

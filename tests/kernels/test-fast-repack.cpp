@@ -1,0 +1,65 @@
+/* gst-zerocopy: the repack route against the per-block code
+ * SPDX-License-Identifier: LGPL-2.1-or-later
+ *
+ * Every pair of the 10 packed R'G'B' formats (each to itself included),
+ * odd and even sizes, padded and misaligned rows, one and three threads:
+ * byte for byte what convert_block() writes. And what is not a repack
+ * (moved, scaled, with an effect, from Y'CbCr) does not take the route.
+ */
+#include "fast-route-check.h"
+
+using zc::PixFmt;
+using namespace zc_test;
+
+static const PixFmt rgb_formats[] = {
+  PixFmt::RGBA, PixFmt::BGRA, PixFmt::RGBx, PixFmt::BGRx, PixFmt::ARGB,
+  PixFmt::ABGR, PixFmt::xRGB, PixFmt::xBGR, PixFmt::RGB, PixFmt::BGR,
+};
+
+static int
+cpu_tests()
+{
+  struct Size { int w, h, pad, misalign; unsigned threads; };
+  const Size sizes[] = {
+    {33, 17, 0, 0, 1}, {64, 48, 12, 0, 3}, {37, 5, 5, 1, 2},
+    {1920, 40, 0, 0, 0},
+  };
+  for (PixFmt s : rgb_formats) {
+    for (PixFmt d : rgb_formats) {
+      for (const Size &z : sizes) {
+        HostFrame src(s, z.w, z.h, z.pad, z.misalign);
+        src.randomize();
+        std::string name = std::string(fmt_name(s)) + " -> " + fmt_name(d)
+                           + " " + std::to_string(z.w) + "x"
+                           + std::to_string(z.h);
+        check_route(name.c_str(), src, d, z.w, z.h, zc::ConvertParams(),
+                    "repack", z.threads, z.pad, z.misalign);
+      }
+    }
+  }
+
+  /* Not repacks: they go elsewhere */
+  HostFrame rgba(PixFmt::RGBA, 33, 17);
+  rgba.randomize();
+  zc::ConvertParams moved;
+  moved.orientation = zc::Orientation::Rotate180;
+  check_route("RGBA -> BGRA rotated", rgba, PixFmt::BGRA, 33, 17, moved,
+              "blocks");
+  zc::ConvertParams cropped;
+  cropped.crop_left = 3;
+  check_route("RGBA -> BGRA cropped", rgba, PixFmt::BGRA, 30, 17, cropped,
+              "blocks");
+  HostFrame nv12(PixFmt::NV12, 34, 18);
+  nv12.randomize();
+  const char *took = zc::convert_cpu_route(
+      nv12.desc, HostFrame(PixFmt::RGBA, 34, 18).desc, zc::ConvertParams());
+  check(took && std::strcmp(took, "repack") != 0,
+        "NV12 -> RGBA takes the repack route");
+  return 0;
+}
+
+int
+main(int argc, char **argv)
+{
+  return run_main(argc, argv, 4242, cpu_tests, [] { return 77; });
+}

@@ -1,0 +1,343 @@
+/* gst-zerocopy: the scaling route against the per-block code
+ * SPDX-License-Identifier: LGPL-2.1-or-later
+ *
+ * Bilinear scaling of 8-bit frames (zcfilter's default method): every
+ * source family the route takes (4:2:0 semi-planar and planar, 4:2:2
+ * planar and packed, 4:4:4, GRAY8, packed R'G'B' with and without alpha)
+ * into the 10 packed R'G'B' formats, GRAY8 and Y444; halvings (the
+ * benchmark's NV12 -> RGBA, at 4K once), integer and odd ratios,
+ * enlargements, one axis up and one down, one axis unscaled, shrinks at
+ * the 64x limit, odd sizes, crops, destination rectangles with borders,
+ * padded and misaligned rows, 1, 2, 3 and all threads, the three
+ * matrices in both ranges, and random requests mixing all of these: byte
+ * for byte what convert_block() writes. And what is outside the route
+ * (other filters, orientation, effects, deeper formats, subsampled
+ * destinations, same-format scaling) does not take it.
+ */
+#include "fast-route-check.h"
+
+using zc::Matrix;
+using zc::PixFmt;
+using namespace zc_test;
+
+static const PixFmt rgb_formats[] = {
+  PixFmt::RGBA, PixFmt::BGRA, PixFmt::RGBx, PixFmt::BGRx, PixFmt::ARGB,
+  PixFmt::ABGR, PixFmt::xRGB, PixFmt::xBGR, PixFmt::RGB,  PixFmt::BGR,
+};
+
+static const PixFmt src_formats[] = {
+  PixFmt::NV12, PixFmt::NV21, PixFmt::I420, PixFmt::YV12,  PixFmt::Y42B,
+  PixFmt::Y444, PixFmt::YUY2, PixFmt::UYVY, PixFmt::GRAY8, PixFmt::RGBA,
+  PixFmt::BGRx, PixFmt::ARGB, PixFmt::RGB,
+};
+
+static zc::ConvertParams
+bilinear()
+{
+  zc::ConvertParams p;
+  p.sampling = zc::Sampling::Bilinear;
+  return p;
+}
+
+static std::string
+size_name(int sw, int sh, int dw, int dh)
+{
+  return std::to_string(sw) + "x" + std::to_string(sh) + " -> "
+         + std::to_string(dw) + "x" + std::to_string(dh);
+}
+
+/* One random source of (sf, sw, sh) into (df, dw, dh). */
+static void
+scale_case(PixFmt sf, int sw, int sh, PixFmt df, int dw, int dh,
+           const zc::ConvertParams &p, unsigned threads, int pad = 0,
+           int misalign = 0, Matrix sm = Matrix::BT709, bool sfull = false,
+           const char *route = "scale", const char *what = "")
+{
+  HostFrame src(sf, sw, sh, pad, misalign, sm, sfull);
+  src.randomize();
+  const std::string name = std::string(fmt_name(sf)) + " -> " + fmt_name(df)
+                           + " " + size_name(sw, sh, dw, dh) + what;
+  check_route(name.c_str(), src, df, dw, dh, p, route, threads, pad, misalign);
+}
+
+/* The benchmark's shape (a halving on both axes) at small sizes, and the
+ * other ratios, for every source into a few destinations. */
+static void
+ratios()
+{
+  struct Ratio
+  {
+    int sw, sh, dw, dh;
+  };
+  const Ratio ratios[] = {
+    { 128, 72, 64, 36 }, /* halving, the benchmark's shape */
+    { 130, 74, 65, 37 }, /* halving, odd destination */
+    { 99, 51, 33, 17 },  /* exactly 3, 5 taps */
+    { 128, 64, 32, 16 }, /* exactly 4, 8 taps */
+    { 64, 48, 33, 17 },  /* odd ratio */
+    { 33, 17, 64, 40 },  /* enlarging */
+    { 40, 30, 80, 15 },  /* one axis up, one down */
+    { 50, 20, 25, 45 },  /* one axis down, one up */
+    { 64, 48, 64, 24 },  /* only vertical */
+    { 48, 30, 24, 30 },  /* only horizontal */
+    { 37, 23, 19, 11 },  /* odd sizes */
+    { 35, 19, 70, 37 },  /* odd sizes, enlarging */
+    { 640, 12, 10, 6 },  /* the 64x limit, horizontally */
+    { 12, 320, 7, 5 },   /* the 64x limit, vertically */
+    { 16, 640, 16, 10 }, /* 64x vertically alone: 32-bit vertical sums */
+    { 1, 1, 3, 2 },      /* a single pixel */
+    { 5, 3, 1, 1 },      /* to a single pixel */
+  };
+  const PixFmt dsts[] = { PixFmt::RGBA, PixFmt::BGR, PixFmt::xRGB,
+                          PixFmt::GRAY8, PixFmt::Y444 };
+  unsigned threads = 1;
+  for (const Ratio &r : ratios) {
+    for (PixFmt s : src_formats) {
+      for (PixFmt d : dsts) {
+        /* (one format on both sides is videoscale's situation: the
+         * planar path, which the per-block code runs) */
+        scale_case(s, r.sw, r.sh, d, r.dw, r.dh, bilinear(), threads, 0, 0,
+                   Matrix::BT709, false, s == d ? "blocks" : "scale");
+        threads = threads % 3 + 1;
+      }
+    }
+  }
+}
+
+/* NV12 into every packed R'G'B' format, with the matrices and ranges, odd
+ * sizes, padded and misaligned rows and all thread counts. */
+static void
+nv12_to_rgb()
+{
+  const Matrix mats[] = { Matrix::BT601, Matrix::BT709, Matrix::BT2020 };
+  const unsigned thread_counts[] = { 1, 2, 3, 0 };
+  int i = 0;
+  for (PixFmt d : rgb_formats) {
+    for (Matrix m : mats) {
+      for (bool full : { false, true }) {
+        const unsigned t = thread_counts[i % 4];
+        const int pad = (i % 3) * 5, misalign = i % 2;
+        scale_case(PixFmt::NV12, 128, 72, d, 64, 36, bilinear(), t, pad,
+                   misalign, m, full);
+        scale_case(PixFmt::NV12, 99, 51, d, 33, 17, bilinear(), t, pad,
+                   misalign, m, full);
+        scale_case(PixFmt::NV12, 33, 17, d, 64, 40, bilinear(), t, pad,
+                   misalign, m, full);
+        scale_case(PixFmt::NV12, 301, 171, d, 160, 90, bilinear(), t, pad,
+                   misalign, m, full);
+        i++;
+      }
+    }
+  }
+  /* several bands of rows on each thread count */
+  for (unsigned t : thread_counts)
+    scale_case(PixFmt::NV12, 1280, 720, PixFmt::RGBA, 640, 360, bilinear(), t);
+  scale_case(PixFmt::I420, 1920, 1080, PixFmt::BGRx, 1280, 720, bilinear(), 0);
+  scale_case(PixFmt::NV12, 1280, 720, PixFmt::RGBA, 1920, 1080, bilinear(), 2);
+}
+
+/* Crops and destination rectangles: the border around the picture, the
+ * picture's taps clamped at the crop's edges but its chroma upsampled over
+ * the whole frame. */
+static void
+geometry()
+{
+  struct Geo
+  {
+    int cl, ct, cr, cb, x, y, w, h;
+    uint32_t border;
+  };
+  const Geo geos[] = {
+    { 0, 0, 0, 0, 3, 2, 40, 20, 0xff000000u },
+    { 0, 0, 0, 0, 0, 5, 64, 26, 0x80102030u },
+    { 7, 3, 5, 9, 0, 0, 0, 0, 0xff000000u },
+    { 1, 1, 2, 2, 5, 0, 50, 36, 0x00ff8040u },
+    { 10, 6, 3, 1, 1, 1, 61, 33, 0xffffffffu },
+  };
+  const PixFmt srcs[] = { PixFmt::NV12, PixFmt::I420, PixFmt::YUY2,
+                          PixFmt::Y42B, PixFmt::RGBA, PixFmt::GRAY8 };
+  const PixFmt dsts[] = { PixFmt::RGBA, PixFmt::RGB, PixFmt::Y444,
+                          PixFmt::GRAY8, PixFmt::ABGR };
+  unsigned t = 0;
+  int k = 0;
+  for (const Geo &g : geos) {
+    zc::ConvertParams p = bilinear();
+    p.crop_left = g.cl;
+    p.crop_top = g.ct;
+    p.crop_right = g.cr;
+    p.crop_bottom = g.cb;
+    p.dst_x = g.x;
+    p.dst_y = g.y;
+    p.dst_w = g.w;
+    p.dst_h = g.h;
+    p.border_argb = g.border;
+    for (PixFmt s : srcs) {
+      for (PixFmt d : dsts) {
+        const std::string what
+            = " crop " + std::to_string(g.cl) + "," + std::to_string(g.ct)
+              + " at " + std::to_string(g.x) + "," + std::to_string(g.y);
+        scale_case(s, 97, 75, d, 64, 40, p, t, k % 7, k % 3, Matrix::BT601,
+                   k % 2, "scale", what.c_str());
+        t = (t + 1) % 4;
+        k++;
+      }
+    }
+  }
+}
+
+/* Random requests: sizes, crops, destination rectangles, borders, rows,
+ * matrices and thread counts drawn from the test's seeded generator. */
+static void
+random_requests()
+{
+  const PixFmt srcs[] = {
+    PixFmt::NV12, PixFmt::NV21, PixFmt::I420, PixFmt::YV12,  PixFmt::Y42B,
+    PixFmt::Y444, PixFmt::YUY2, PixFmt::UYVY, PixFmt::GRAY8, PixFmt::RGBA,
+    PixFmt::BGRA, PixFmt::RGBx, PixFmt::ABGR, PixFmt::xBGR,  PixFmt::BGR,
+  };
+  const PixFmt dsts[] = {
+    PixFmt::RGBA, PixFmt::BGRA, PixFmt::RGBx,  PixFmt::BGRx,
+    PixFmt::ARGB, PixFmt::ABGR, PixFmt::xRGB,  PixFmt::xBGR,
+    PixFmt::RGB,  PixFmt::BGR,  PixFmt::GRAY8, PixFmt::Y444,
+  };
+  auto rnd = [](int a, int b) {
+    return std::uniform_int_distribution<int>(a, b)(g_rng);
+  };
+  for (int it = 0; it < 400; it++) {
+    const PixFmt s = srcs[rnd(0, 14)], d = dsts[rnd(0, 11)];
+    if (s == d)
+      continue;
+    const int sw = rnd(1, rnd(0, 3) ? 80 : 400);
+    const int sh = rnd(1, rnd(0, 3) ? 60 : 200);
+    zc::ConvertParams p = bilinear();
+    if (rnd(0, 2) == 0) {
+      p.crop_left = rnd(0, sw - 1);
+      p.crop_right = rnd(0, sw - 1 - p.crop_left);
+      p.crop_top = rnd(0, sh - 1);
+      p.crop_bottom = rnd(0, sh - 1 - p.crop_top);
+    }
+    const int cw = sw - p.crop_left - p.crop_right;
+    const int ch = sh - p.crop_top - p.crop_bottom;
+    /* anything from the 64x shrink to twice the size, scaled on one axis
+     * at least */
+    const int rw = rnd((cw + 63) / 64, 2 * cw + 2);
+    const int rh = rnd((ch + 63) / 64, 2 * ch + 2);
+    if (rw == cw && rh == ch)
+      continue;
+    int dw = rw, dh = rh;
+    if (rnd(0, 2) == 0) {
+      dw += rnd(0, 9);
+      dh += rnd(0, 9);
+      p.dst_x = rnd(0, dw - rw);
+      p.dst_y = rnd(0, dh - rh);
+      p.dst_w = rw;
+      p.dst_h = rh;
+      p.border_argb = (uint32_t)g_rng();
+    }
+    HostFrame src(s, sw, sh, rnd(0, 7), rnd(0, 3), (Matrix)rnd(0, 2),
+                  rnd(0, 1));
+    src.randomize();
+    char name[200];
+    std::snprintf(name, sizeof name,
+                  "random %d: %s %dx%d crop %d,%d,%d,%d -> %s %dx%d at "
+                  "%d,%d %dx%d",
+                  it, fmt_name(s), sw, sh, p.crop_left, p.crop_top,
+                  p.crop_right, p.crop_bottom, fmt_name(d), dw, dh, p.dst_x,
+                  p.dst_y, rw, rh);
+    check_route(name, src, d, dw, dh, p, "scale", rnd(0, 3), rnd(0, 5),
+                rnd(0, 3), (Matrix)rnd(0, 2), rnd(0, 1));
+  }
+}
+
+/* The benchmark itself, once: NV12 3840x2160 -> RGBA 1920x1080. */
+static void
+benchmark_case()
+{
+  scale_case(PixFmt::NV12, 3840, 2160, PixFmt::RGBA, 1920, 1080, bilinear(), 0);
+}
+
+/* Requests outside the route go to the per-block code (or their own
+ * planar path), and still match it. */
+static void
+not_taken()
+{
+  zc::ConvertParams p = bilinear();
+  p.sampling = zc::Sampling::Bicubic;
+  scale_case(PixFmt::NV12, 64, 36, PixFmt::RGBA, 32, 18, p, 1, 0, 0,
+             Matrix::BT709, false, "blocks", " bicubic");
+  p = bilinear();
+  p.sampling = zc::Sampling::Nearest;
+  scale_case(PixFmt::NV12, 64, 36, PixFmt::RGBA, 32, 18, p, 1, 0, 0,
+             Matrix::BT709, false, "blocks", " nearest");
+  p = bilinear();
+  p.orientation = zc::Orientation::Rotate90R;
+  scale_case(PixFmt::NV12, 64, 36, PixFmt::RGBA, 18, 32, p, 1, 0, 0,
+             Matrix::BT709, false, "blocks", " rotated");
+  p = bilinear();
+  p.orientation = zc::Orientation::FlipH;
+  scale_case(PixFmt::NV12, 64, 36, PixFmt::RGBA, 32, 18, p, 1, 0, 0,
+             Matrix::BT709, false, "blocks", " flipped");
+  p = bilinear();
+  p.brightness = 0.25;
+  scale_case(PixFmt::NV12, 64, 36, PixFmt::RGBA, 32, 18, p, 1, 0, 0,
+             Matrix::BT709, false, "blocks", " brightness");
+  p = bilinear();
+  p.invert = true;
+  scale_case(PixFmt::NV12, 64, 36, PixFmt::RGBA, 32, 18, p, 1, 0, 0,
+             Matrix::BT709, false, "blocks", " inverted");
+  /* deeper formats on either side */
+  scale_case(PixFmt::P010_10LE, 64, 36, PixFmt::RGBA, 32, 18, bilinear(), 1, 0,
+             0, Matrix::BT709, false, "blocks");
+  scale_case(PixFmt::NV12, 64, 36, PixFmt::GRAY16_LE, 32, 18, bilinear(), 1, 0,
+             0, Matrix::BT709, false, "blocks");
+  /* subsampled destinations */
+  scale_case(PixFmt::RGBA, 64, 36, PixFmt::NV12, 32, 18, bilinear(), 1, 0, 0,
+             Matrix::BT709, false, "blocks");
+  scale_case(PixFmt::NV12, 64, 36, PixFmt::YUY2, 32, 18, bilinear(), 1, 0, 0,
+             Matrix::BT709, false, "blocks");
+  /* not scaled: nothing to filter */
+  scale_case(PixFmt::NV12, 64, 36, PixFmt::RGBA, 64, 36, bilinear(), 1, 0, 0,
+             Matrix::BT709, false, "blocks");
+
+  /* same format: plane by plane as videoscale (zcplanar-common.h), which
+   * is not what this route computes */
+  HostFrame rgba(PixFmt::RGBA, 64, 36), nv12(PixFmt::NV12, 64, 36);
+  const char *a = zc::convert_cpu_route(
+      rgba.desc, HostFrame(PixFmt::RGBA, 32, 18).desc, bilinear());
+  const char *b = zc::convert_cpu_route(
+      nv12.desc, HostFrame(PixFmt::NV12, 32, 18).desc, bilinear());
+  check(a && std::strcmp(a, "scale") != 0,
+        "RGBA -> RGBA scaled takes the scale route");
+  check(b && std::strcmp(b, "scale") != 0,
+        "NV12 -> NV12 scaled takes the scale route");
+  /* refused requests stay refused */
+  const char *c = zc::convert_cpu_route(
+      nv12.desc, HostFrame(PixFmt::RGBA, 32, 18).desc, [] {
+        zc::ConvertParams q = bilinear();
+        q.crop_left = 100;
+        return q;
+      }());
+  check(c == nullptr, "an over-large crop is refused (%s)", c ? c : "null");
+  const char *e
+      = zc::convert_cpu_route(HostFrame(PixFmt::NV12, 650, 36).desc,
+                              HostFrame(PixFmt::RGBA, 10, 18).desc, bilinear());
+  check(e == nullptr, "a shrink past 64x is refused (%s)", e ? e : "null");
+}
+
+static int
+cpu_tests()
+{
+  ratios();
+  nv12_to_rgb();
+  geometry();
+  random_requests();
+  not_taken();
+  benchmark_case();
+  return 0;
+}
+
+int
+main(int argc, char **argv)
+{
+  return run_main(argc, argv, 4243, cpu_tests, [] { return 77; });
+}
