@@ -134,6 +134,7 @@ enum
   PROP_BLUR_SIGMA,
   PROP_SHARPEN,
   PROP_EDGES,
+  PROP_N_THREADS,
 };
 
 #define DEFAULT_METHOD ZC_FILTER_DEFAULT_METHOD
@@ -291,6 +292,9 @@ gst_zc_filter_set_property (GObject * object, guint prop_id,
       case PROP_EDGES:
         s.edges = g_value_get_boolean (value);
         break;
+      case PROP_N_THREADS:
+        s.n_threads = g_value_get_uint (value);
+        break;
       default:
         G_OBJECT_WARN_INVALID_PROPERTY_ID (object, prop_id, pspec);
         return;
@@ -364,6 +368,9 @@ gst_zc_filter_get_property (GObject * object, guint prop_id, GValue * value,
       break;
     case PROP_EDGES:
       g_value_set_boolean (value, s.edges);
+      break;
+    case PROP_N_THREADS:
+      g_value_set_uint (value, s.n_threads);
       break;
     default:
       G_OBJECT_WARN_INVALID_PROPERTY_ID (object, prop_id, pspec);
@@ -1021,6 +1028,14 @@ gst_zc_filter_class_init (GstZcFilterClass * klass)
       g_param_spec_boolean ("edges", "Edges",
           "Replace the picture by its Sobel gradient magnitude (luma, or "
           "each of R, G, B); one extra pass", DEFAULT_EDGES, flags));
+  g_object_class_install_property (gobject_class, PROP_N_THREADS,
+      g_param_spec_uint ("n-threads", "Threads",
+          "Threads the CPU backend uses per frame (0 = one per core); the "
+          "frame is cut into bands of rows, and small frames use fewer. The "
+          "output does not depend on it. The CUDA backend ignores it",
+          0, G_MAXINT, ZC_FILTER_DEFAULT_N_THREADS, (GParamFlags)
+          (G_PARAM_READWRITE | G_PARAM_STATIC_STRINGS |
+              GST_PARAM_MUTABLE_PLAYING)));
 
   gst_element_class_add_static_pad_template (element_class, &sink_template);
   gst_element_class_add_static_pad_template (element_class, &src_template);

@@ -102,7 +102,7 @@ CpuExecutor::run (const FramePlanner & planner, const FramePlan & plan,
         gst_zc_video_plane_row_bytes (&in_info, p),
         gst_zc_video_plane_rows (&in_info, p) };
     }
-    zc::apply_lut_cpu_planes (jobs, planner.luts (), n, 0);
+    zc::apply_lut_cpu_planes (jobs, planner.luts (), n, plan.n_threads);
   } else {
     const zc::FrameDesc & like = planner.out_desc ();
     zc::FrameDesc src, dst, s0, s1;
@@ -131,7 +131,8 @@ CpuExecutor::run (const FramePlanner & planner, const FramePlan & plan,
         scratch_frame (&s0);
         spatial_src = &s0;
       }
-      ok = zc::convert_cpu (src, plan.spatial ? s0 : dst, plan.cp, 0);
+      ok = zc::convert_cpu (src, plan.spatial ? s0 : dst, plan.cp,
+          plan.n_threads);
     }
     if (ok && plan.spatial) {
       const zc::FrameDesc *tmp = nullptr;
@@ -140,7 +141,7 @@ CpuExecutor::run (const FramePlanner & planner, const FramePlan & plan,
         tmp = &s1;
       }
       what = "Spatial effect";
-      ok = zc::spatial_cpu (*spatial_src, dst, tmp, plan.sp, 0);
+      ok = zc::spatial_cpu (*spatial_src, dst, tmp, plan.sp, plan.n_threads);
     }
     if (!ok)
       ret = post_pass_error (self, what, plan.cp.sampling ==

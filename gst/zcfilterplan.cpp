@@ -321,6 +321,7 @@ FramePlanner::plan (const Settings & s, const GstVideoCropMeta * meta,
   bool cropped = left || right || top || bottom;
 
   *plan = FramePlan ();
+  plan->n_threads = s.n_threads;
   zc::ConvertParams & cp = plan->cp;
   cp.sampling = sampling_of (s.method);
   cp.orientation = (zc::Orientation) g.direction;

@@ -28,6 +28,7 @@ namespace zcfilter {
 #define ZC_FILTER_DEFAULT_GAMMA 1.0
 #define ZC_FILTER_DEFAULT_BLUR_SIGMA 0.0
 #define ZC_FILTER_DEFAULT_SHARPEN 0.0
+#define ZC_FILTER_DEFAULT_N_THREADS 0
 
 /* Unsharp mask radius: the blur under `sharpen` */
 #define ZC_FILTER_SHARPEN_SIGMA 1.0f
@@ -79,6 +80,8 @@ struct Settings
   gdouble blur_sigma = ZC_FILTER_DEFAULT_BLUR_SIGMA;
   gdouble sharpen = ZC_FILTER_DEFAULT_SHARPEN;
   gboolean edges = FALSE;
+  /* threads of the CPU backend per frame: 0 = all cores */
+  guint n_threads = ZC_FILTER_DEFAULT_N_THREADS;
 
   Geometry geometry () const;
   bool has_point_effects () const;
@@ -106,6 +109,8 @@ struct FramePlan
   zc::SpatialParams sp;
   /* the conversion moves pixels: crop, orientation, size or borders */
   bool moves_pixels = false;
+  /* threads the CPU backend may use for this frame (0 = all cores) */
+  guint n_threads = ZC_FILTER_DEFAULT_N_THREADS;
 };
 
 /* The frame description of @info (planes not set); false for a format the

@@ -1,10 +1,11 @@
 /* gst-zerocopy: zcfilter
  * SPDX-License-Identifier: LGPL-2.1-or-later
  *
- * Bit-exact against the CPU reference (zc::convert_cpu, whose per-pixel
- * code the CUDA kernel shares) for every effect setting, format and a few
- * sizes, on whichever backend "auto" picks here; conversion, scaling, crop
- * and orientation as a user sees them (caps, sizes, pixels); passthrough.
+ * Bit-exact against the CPU reference (zc::convert_cpu_reference: the
+ * per-pixel code the CUDA kernel shares; the CPU backend's fast routes must
+ * match it) for every effect setting, format and a few sizes, on whichever
+ * backend "auto" picks here; conversion, scaling, crop and orientation as a
+ * user sees them (caps, sizes, pixels); passthrough.
  * tests/check/elements/zcfilter-compare.cpp compares with GStreamer's own
  * elements.
  */
@@ -260,7 +261,8 @@ compare_with_reference (GstBuffer * in, const GstVideoInfo * in_info,
   zc::FrameDesc sd, dd;
   fail_unless (zc_test_frame_desc (&fin, &sd) &&
       zc_test_frame_desc (&fexp, &dd));
-  fail_unless (zc::convert_cpu (sd, dd, p, 1), "%s: reference refused", what);
+  fail_unless (zc::convert_cpu_reference (sd, dd, p, 1),
+      "%s: reference refused", what);
   std::string diff = zc_test_compare_identical (&fexp, &fout, what);
   gst_video_frame_unmap (&fexp);
   gst_video_frame_unmap (&fout);
@@ -311,6 +313,37 @@ GST_START_TEST (test_filter_converts_format_and_size_from_caps)
     fail_unless (diff.empty (), "%s", diff.c_str ());
     gst_buffer_unref (out);
     gst_buffer_unref (in);
+  }
+}
+
+GST_END_TEST;
+
+/* n-threads cuts the CPU backend's work into bands; the bytes stay those of
+ * the reference whatever the count (the CUDA backend ignores it) */
+GST_START_TEST (test_filter_n_threads_does_not_change_the_output)
+{
+  const gchar *caps = "video/x-raw(memory:CUDAZeroCopy),format=RGBA,"
+      "width=96,height=54";
+  zc::ConvertParams p;
+  p.sampling = zc::Sampling::Bilinear;
+  p.contrast = 1.3;
+  for (const gchar *threads : {"n-threads=0", "n-threads=1", "n-threads=3"}) {
+    gchar *props = g_strdup_printf ("%s contrast=1.3", threads);
+    GstBuffer *in;
+    GstVideoInfo ii, oi;
+    GstElement *f = NULL;
+    GstBuffer *out = run_one_frame (GST_VIDEO_FORMAT_NV12, 192, 108, props,
+        caps, &in, &ii, &oi, &f);
+    fail_unless (out != NULL, "%s: no output", props);
+    guint n = 99;
+    g_object_get (f, "n-threads", &n, NULL);
+    fail_unless_equals_int (n, atoi (threads + strlen ("n-threads=")));
+    std::string diff = compare_with_reference (in, &ii, out, &oi, p, props);
+    fail_unless (diff.empty (), "%s", diff.c_str ());
+    gst_object_unref (f);
+    gst_buffer_unref (out);
+    gst_buffer_unref (in);
+    g_free (props);
   }
 }
 
@@ -581,7 +614,7 @@ GST_START_TEST (test_filter_spatial_effects_match_reference)
         zc_test_frame_desc (&ftmp, &td));
     zc::ConvertParams cp;
     cp.sampling = zc::Sampling::Bilinear;
-    fail_unless (zc::convert_cpu (sd, md, cp, 1));
+    fail_unless (zc::convert_cpu_reference (sd, md, cp, 1));
     /* equal caps: the element runs no conversion pass (which matters for
      * the padding luma of an odd width of YUY2) */
     fail_unless (zc::spatial_cpu (c.caps ? md : sd, ed, &td, c.sp, 1),
@@ -624,6 +657,7 @@ zcfilter_suite (void)
   tcase_add_test (tc, test_filter_properties_have_documented_ranges);
   tcase_add_test (tc, test_filter_same_caps_in_and_out);
   tcase_add_test (tc, test_filter_converts_format_and_size_from_caps);
+  tcase_add_test (tc, test_filter_n_threads_does_not_change_the_output);
   tcase_add_test (tc, test_filter_crop_properties_shrink_the_output);
   tcase_add_test (tc, test_filter_honours_crop_meta);
   tcase_add_test (tc, test_filter_rotation_swaps_width_and_height);
