@@ -378,6 +378,8 @@ make_rows (const Options &o, bool gpu)
   const std::vector<std::string> three
       = { "name=invert invert=true", "name=contrast contrast=1.2",
           "name=gamma gamma=1.5" };
+  const std::vector<std::string> all_three
+      = { "name=zcfilter invert=true contrast=1.2 gamma=1.5" };
   const char *updown = "cudaupload name=cudaupload ! "
                        "video/x-raw(memory:CUDAMemory) ! "
                        "cudadownload name=cudadownload";
@@ -415,6 +417,11 @@ make_rows (const Options &o, bool gpu)
               = "no CUDA point-op element in GStreamer: transfer only";
         } else {
           add (test, f, f, "zc x1", zc_chain (one, nullptr), Bus::ZC, {});
+          add (test, f, f, "zc x1 all three", zc_chain (all_three, nullptr),
+               Bus::ZC, {})
+              ->note
+              = "zc x1 all three: one zcfilter invert=true contrast=1.2 "
+                "gamma=1.5, the work of the chain in one element";
           add (test, f, f, "zc x3", zc_chain (three, nullptr), Bus::ZC, {})
               ->filters
               = 3;
@@ -436,7 +443,7 @@ make_rows (const Options &o, bool gpu)
    * case fails to negotiate and is reported as failed. */
   auto zc_convert = [&] (const char *mem) {
     std::string m = mem ? std::string (" memory-type=") + mem : "";
-    return "zcupload name=zcupload" + m + " ! zcfilter name=zcfilter" + m
+    return "zcupload name=zcupload" + m + " ! zcfilter name=zcfilter " + nt + m
            + " ! video/x-raw(memory:CUDAZeroCopy),format=RGBA,width=1920,"
              "height=1080 ! zcdownload name=zcdownload"
            + m;
@@ -467,6 +474,41 @@ make_rows (const Options &o, bool gpu)
        Bus::COPIES, cuda_why)
       ->note
       = "the transfer a CUDA conversion would pay, without the work";
+
+  /* balance: videobalance's four settings at 1080p, on the CPU backend
+   * with one thread (videobalance's count) and with the CPU elements' */
+  const std::string bal = "brightness=0.1 contrast=1.2 saturation=1.3 hue=0.2";
+  for (GstVideoFormat fmt : { GST_VIDEO_FORMAT_RGBA, GST_VIDEO_FORMAT_NV12 }) {
+    Frame f = make_frame (fmt, 1920, 1080);
+    add ("balance", f, f, "zc n-threads=1",
+         zc_chain ({ "name=zcfilter n-threads=1 " + bal }, nullptr), Bus::ZC,
+         {});
+    add ("balance", f, f, "zc " + nt,
+         zc_chain ({ "name=zcfilter " + nt + " " + bal }, nullptr), Bus::ZC,
+         {});
+    add ("balance", f, f, "videobalance (1 thread)",
+         "videobalance name=videobalance " + bal, Bus::NONE, {})
+        ->note
+        = "balance: " + bal + " on every row";
+  }
+
+  /* repack: RGBA 4K to BGRA, a byte shuffle */
+  {
+    Frame rgba = make_frame (GST_VIDEO_FORMAT_RGBA, 3840, 2160);
+    Frame bgra = make_frame (GST_VIDEO_FORMAT_BGRA, 3840, 2160);
+    add ("repack", rgba, bgra, "zc " + nt,
+         "zcupload name=zcupload ! zcfilter name=zcfilter " + nt
+             + " ! video/x-raw(memory:CUDAZeroCopy),format=BGRA ! "
+               "zcdownload name=zcdownload",
+         Bus::ZC, {});
+    add ("repack", rgba, bgra, "videoconvertscale " + nt,
+         "videoconvertscale name=videoconvertscale " + nt
+             + " ! video/x-raw,format=BGRA",
+         Bus::NONE,
+         have_factory ("videoconvertscale")
+             ? std::vector<std::string>{}
+             : std::vector<std::string>{ "videoconvertscale not found" });
+  }
 
   if (!o.only.empty ())
     rows.erase (
@@ -1004,6 +1046,7 @@ struct Target
   double limit = NAN;
   bool at_most = true; /* value <= limit passes, else value >= limit */
   std::string detail;
+  bool cpu = false; /* about the CPU backend (else the CUDA one) */
 };
 
 const Row *
@@ -1101,6 +1144,74 @@ compute_targets (const std::vector<Row> &rows, const LimitsMap &limits)
   return t;
 }
 
+/* The CPU backend against the CPU elements, each ratio from one run of
+ * both rows (medians of their runs): the zc row on the CPU backend. */
+void
+add_cpu_targets (const std::vector<Row> &rows, std::vector<Target> *t)
+{
+  auto cpu_row = [&] (const std::string &test, const std::string &frame,
+                      const std::string &label) -> const Row * {
+    for (const auto &r : rows)
+      if (r.test == test && r.in.name == frame && r.label == label
+          && r.na.empty () && r.error.empty () && !r.ms.empty ()
+          && (r.bus != Bus::ZC || r.backend == "cpu"))
+        return &r;
+    return nullptr;
+  };
+  auto ratio = [&] (const std::string &what, const Row *a, const Row *b,
+                    double limit) {
+    if (!a || !b)
+      return;
+    const double x = median (a->ms), y = median (b->ms);
+    Target tg{ what, x / y, limit, true,
+               fmt ("%.3f", x) + " / " + fmt ("%.3f", y) + " ms" };
+    tg.cpu = true;
+    t->push_back (tg);
+  };
+  /* the CPU element of a test: the first row of that test whose label
+   * starts with `element` */
+  auto element_row = [&] (const std::string &test, const std::string &frame,
+                          const std::string &element) -> const Row * {
+    for (const auto &v : rows)
+      if (v.test == test && v.in.name == frame && v.bus == Bus::NONE
+          && v.label.rfind (element, 0) == 0)
+        return cpu_row (test, frame, v.label);
+    return nullptr;
+  };
+  {
+    const Row *vcs = element_row ("convert-scale", "4K NV12",
+                                  "videoconvertscale");
+    ratio ("convert-scale 4K NV12>1080p RGBA: zc / "
+               + (vcs ? vcs->label : std::string ("videoconvertscale"))
+               + " ms/frame",
+           cpu_row ("convert-scale", "4K NV12", "zc"), vcs, 1.25);
+  }
+  for (const auto &r : rows) {
+    if (r.test == "repack" && r.bus == Bus::ZC) {
+      for (const auto &v : rows)
+        if (v.test == "repack" && v.bus == Bus::NONE)
+          ratio ("repack 4K RGBA>BGRA: " + r.label + " / " + v.label
+                     + " ms/frame",
+                 cpu_row ("repack", r.in.name, r.label),
+                 cpu_row ("repack", v.in.name, v.label), 1.25);
+    }
+  }
+  for (const char *f : { "1080p RGBA", "1080p NV12" })
+    for (const auto &r : rows)
+      if (r.test == "balance" && r.in.name == f && r.bus == Bus::ZC)
+        ratio (std::string ("balance ") + f + ": " + r.label
+                   + " / videobalance ms/frame",
+               cpu_row ("balance", f, r.label),
+               cpu_row ("balance", f, "videobalance (1 thread)"), 1.0);
+  for (const char *f : { "1080p RGBA", "1080p NV12", "4K RGBA", "4K NV12" }) {
+    const Row *x3 = cpu_row ("chain3", f, "zc x3");
+    ratio (std::string ("chain3 ") + f + ": zc x3 / zc x1 ms/frame", x3,
+           cpu_row ("chain3", f, "zc x1"), 1.5);
+    ratio (std::string ("chain3 ") + f + ": zc x3 / zc x1 all three ms/frame",
+           x3, cpu_row ("chain3", f, "zc x1 all three"), 1.5);
+  }
+}
+
 const char *
 verdict (const Target &t)
 {
@@ -1113,16 +1224,34 @@ verdict (const Target &t)
 void
 print_targets (const std::vector<Target> &targets)
 {
-  printf ("\ntargets: zc elements on CUDA close to the bare kernel, faster "
-          "than cudaupload ! cudadownload, a fraction of the CPU elements' CPU "
-          "time; chains and latency bounded:\n");
-  for (const auto &t : targets)
+  auto print_one = [] (const Target &t) {
     printf ("  %-4s %-72s %7s (target %s %.2f)  %s\n", verdict (t),
             t.what.c_str (), fmt ("%.3f", t.value).c_str (),
             t.at_most ? "<=" : ">=", t.limit, t.detail.c_str ());
-  if (targets.empty ())
+  };
+  printf ("\ntargets: zc elements on CUDA close to the bare kernel, faster "
+          "than cudaupload ! cudadownload, a fraction of the CPU elements' CPU "
+          "time; chains and latency bounded:\n");
+  bool any = false, any_cpu = false;
+  for (const auto &t : targets) {
+    any_cpu |= t.cpu;
+    if (!t.cpu) {
+      print_one (t);
+      any = true;
+    }
+  }
+  if (!any)
     printf ("  none: they are about the CUDA backend, and no zc case ran on "
             "it\n");
+  if (!any_cpu)
+    return;
+  printf ("\ntargets of the CPU backend: as fast as the CPU elements with "
+          "the same thread count (videoconvertscale within 1.25x, "
+          "videobalance at least as fast), a chain of three within 1.5x of "
+          "one filter:\n");
+  for (const auto &t : targets)
+    if (t.cpu)
+      print_one (t);
 }
 
 std::string
@@ -1416,7 +1545,8 @@ main (int argc, char **argv)
           "to mapped at the sink (the elements' latencies, sinkqueue's "
           "hand-off and (sink map) together). lat/proc: lat ms / "
           "ms/frame.\n");
-  const std::vector<Target> targets = compute_targets (rows, limits);
+  std::vector<Target> targets = compute_targets (rows, limits);
+  add_cpu_targets (rows, &targets);
   print_targets (targets);
   std::set<std::string> notes;
   for (const auto &r : rows)
