@@ -420,8 +420,8 @@ make_rows (const Options &o, bool gpu)
           add (test, f, f, "zc x1 all three", zc_chain (all_three, nullptr),
                Bus::ZC, {})
               ->note
-              = "zc x1 all three: one zcfilter invert=true contrast=1.2 "
-                "gamma=1.5, the work of the chain in one element";
+              = "one zcfilter invert=true contrast=1.2 gamma=1.5, the work "
+                "of the chain in one element";
           add (test, f, f, "zc x3", zc_chain (three, nullptr), Bus::ZC, {})
               ->filters
               = 3;

@@ -31,9 +31,9 @@ bool fast_repack(const Plan &P, unsigned n_threads, bool run);
  * invert): per row with tables (zceffects-fast.cpp). */
 bool fast_effects(const Plan &P, unsigned n_threads, bool run);
 
-/* Scaling of 8-bit frames with the linear filter: a separable pass per
- * axis into exact integer sums, then the colour step and the store
- * (zcscale-fast.cpp). */
+/* Scaling of 8-bit frames with the linear filter, and conversions of
+ * 8-bit frames at the same size: a separable pass per axis into exact
+ * integer sums, then the colour step and the store (zcscale-fast.cpp). */
 bool fast_scale(const Plan &P, unsigned n_threads, bool run);
 
 } // namespace detail

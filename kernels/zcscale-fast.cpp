@@ -795,7 +795,14 @@ bool
 prepare(const Plan &P, ScaleJob *J)
 {
   const FmtInfo &s = P.si, &d = P.di;
-  if (!P.linear || P.cubic || P.orient != 0 || P.fx.active || P.cscale
+  /* Unscaled, the per-block code takes the pixel under each output pixel
+   * (nearest_index() is then the identity), which is what the linear taps
+   * give at one output per input: a single tap of weight 1. So the route
+   * also takes conversions at the same size (NV12 to RGBA), whatever the
+   * method. */
+  const bool unscaled = P.rw == P.ow && P.rh == P.oh;
+  if (!(P.linear || unscaled) || P.cubic || P.orient != 0 || P.fx.active
+      || P.cscale
       || P.pl.mode != kPlanarOff || P.depth != 8 || s.bits != 8 || d.bits != 8)
     return false;
   /* any 8-bit source; chroma upsampled as fetch() does when scaling */

@@ -6,7 +6,8 @@
  * planar and packed, 4:4:4, GRAY8, packed R'G'B' with and without alpha)
  * into the 10 packed R'G'B' formats, GRAY8 and Y444; halvings (the
  * benchmark's NV12 -> RGBA, at 4K once), integer and odd ratios,
- * enlargements, one axis up and one down, one axis unscaled, shrinks at
+ * enlargements, one axis up and one down, one axis unscaled, conversions
+ * at the same size (every source into every destination), shrinks at
  * the 64x limit, odd sizes, crops, destination rectangles with borders,
  * padded and misaligned rows, 1, 2, 3 and all threads, the three
  * matrices in both ranges, and random requests mixing all of these: byte
@@ -295,8 +296,9 @@ not_taken()
              Matrix::BT709, false, "blocks");
   scale_case(PixFmt::NV12, 64, 36, PixFmt::YUY2, 32, 18, bilinear(), 1, 0, 0,
              Matrix::BT709, false, "blocks");
-  /* not scaled: nothing to filter */
-  scale_case(PixFmt::NV12, 64, 36, PixFmt::RGBA, 64, 36, bilinear(), 1, 0, 0,
+  /* at the same size, videoconvert's fast path I420 -> R'G'B' replicates
+   * the chroma instead of upsampling it: not this route's arithmetic */
+  scale_case(PixFmt::I420, 64, 36, PixFmt::RGBA, 64, 36, bilinear(), 1, 0, 0,
              Matrix::BT709, false, "blocks");
 
   /* same format: plane by plane as videoscale (zcplanar-common.h), which
@@ -324,10 +326,53 @@ not_taken()
   check(e == nullptr, "a shrink past 64x is refused (%s)", e ? e : "null");
 }
 
+/* Conversions at the same size (no filtering: one tap of weight 1), any
+ * method: every source into every destination the route takes. Which
+ * route a pair takes depends on videoconvert's fast paths (repacks, I420
+ * -> R'G'B' replicating chroma), so only the common ones are pinned. */
+static void
+same_size()
+{
+  const PixFmt dsts[] = { PixFmt::RGBA, PixFmt::BGRx, PixFmt::RGB,
+                          PixFmt::ARGB, PixFmt::GRAY8, PixFmt::Y444 };
+  unsigned threads = 0;
+  for (PixFmt s : src_formats)
+    for (PixFmt d : dsts)
+      for (zc::Sampling m : { zc::Sampling::Nearest, zc::Sampling::Bilinear })
+        if (s != d) {
+          zc::ConvertParams p;
+          p.sampling = m;
+          scale_case(s, 37, 21, d, 37, 21, p, threads, 3, 1, Matrix::BT601,
+                     true, "*", " same size");
+          threads = (threads + 1) % 4;
+        }
+  for (PixFmt s : { PixFmt::NV12, PixFmt::NV21, PixFmt::YUY2, PixFmt::UYVY,
+                    PixFmt::Y42B })
+    for (PixFmt d : rgb_formats)
+      scale_case(s, 64, 36, d, 64, 36, bilinear(), 2, 0, 0, Matrix::BT709,
+                 false, "scale", " same size");
+  scale_case(PixFmt::NV12, 1920, 1080, PixFmt::RGBA, 1920, 1080, bilinear(), 0,
+             0, 0, Matrix::BT709, false, "scale", " same size");
+  /* cropped to the destination's size, and placed with borders */
+  zc::ConvertParams crop = bilinear();
+  crop.crop_left = 6;
+  crop.crop_top = 2;
+  scale_case(PixFmt::NV12, 70, 38, PixFmt::RGBA, 64, 36, crop, 1, 0, 0,
+             Matrix::BT709, false, "scale", " cropped, same size");
+  zc::ConvertParams placed = bilinear();
+  placed.dst_x = 4;
+  placed.dst_y = 2;
+  placed.dst_w = 64;
+  placed.dst_h = 36;
+  scale_case(PixFmt::NV12, 64, 36, PixFmt::RGBA, 72, 40, placed, 3, 0, 0,
+             Matrix::BT709, false, "scale", " placed, same size");
+}
+
 static int
 cpu_tests()
 {
   ratios();
+  same_size();
   nv12_to_rgb();
   geometry();
   random_requests();
