@@ -22,14 +22,6 @@ namespace {
 /* Pixels per thread below which another thread does not pay. */
 constexpr int64_t kMinPixelsPerThread = 64 * 1024;
 
-bool
-geometry_identity(const Plan &P)
-{
-  return P.cx == 0 && P.cy == 0 && P.cw == P.sw && P.ch == P.sh
-         && P.orient == 0 && P.rx == 0 && P.ry == 0 && P.sw == P.dw
-         && P.sh == P.dh && P.rw == P.dw && P.rh == P.dh;
-}
-
 /* One row of 4-byte pixels: each destination byte k takes source byte
  * sel[k] (shift 8 sel[k]) or is 0xff (in `fill`). */
 void
@@ -81,7 +73,7 @@ bool
 fast_repack(const Plan &P, unsigned n_threads, bool run)
 {
   if (P.si.kind != kPackedRgb || P.di.kind != kPackedRgb || P.fx.active
-      || P.matrix_mode != kMatrixNone || !geometry_identity(P))
+      || P.matrix_mode != kMatrixNone || !plan_moves_nothing(P))
     return false;
   if (!run)
     return true;

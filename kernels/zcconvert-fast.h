@@ -22,6 +22,16 @@
 namespace zc {
 namespace detail {
 
+/* The whole source to the whole destination of the same size: no crop,
+ * orientation, scaling or placement. */
+inline bool
+plan_moves_nothing(const Plan &P)
+{
+  return P.cx == 0 && P.cy == 0 && P.cw == P.sw && P.ch == P.sh
+         && P.orient == 0 && P.rx == 0 && P.ry == 0 && P.sw == P.dw
+         && P.sh == P.dh && P.rw == P.dw && P.rh == P.dh;
+}
+
 /* Packed R'G'B' to packed R'G'B' (and a format to itself), same size,
  * nothing moved, no effects: bytes permuted (zcconvert-fast.cpp). */
 bool fast_repack(const Plan &P, unsigned n_threads, bool run);

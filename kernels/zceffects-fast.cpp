@@ -48,14 +48,6 @@ constexpr int64_t kMinPixelsPerThread = 32 * 1024;
 constexpr int kChunk = 128;
 
 bool
-geometry_identity(const Plan &P)
-{
-  return P.cx == 0 && P.cy == 0 && P.cw == P.sw && P.ch == P.sh && P.orient == 0
-         && P.rx == 0 && P.ry == 0 && P.sw == P.dw && P.sh == P.dh
-         && P.rw == P.dw && P.rh == P.dh;
-}
-
-bool
 same_format(const FmtInfo &a, const FmtInfo &b)
 {
   return a.kind == b.kind && a.bits == b.bits && a.pstride == b.pstride
@@ -746,7 +738,7 @@ fast_effects(const Plan &P, unsigned n_threads, bool run)
   /* Nothing but the effects: the same format on both sides (so no colour
    * step and the same subsampling, chroma carried sample for sample),
    * nothing moved or scaled. */
-  if (!P.fx.active || P.matrix_mode != kMatrixNone || !geometry_identity(P)
+  if (!P.fx.active || P.matrix_mode != kMatrixNone || !plan_moves_nothing(P)
       || !same_format(P.si, P.di) || P.linear || P.cubic || P.cscale
       || P.pl.mode || P.chroma_up || P.chroma_down
       || P.fx.yuv != (fmt_is_yuv(P.di) ? 1 : 0)
