@@ -1,16 +1,18 @@
 /* gst-zerocopy: the CPU backend's split of a frame between threads.
  * SPDX-License-Identifier: LGPL-2.1-or-later
  *
- * Private to kernels/. Rows (of pixels, of blocks, of bands) are cut into
- * contiguous shares, one per thread started for the call; the calling
- * thread takes the last share. The output never depends on the split.
+ * Private to kernels/. The work of a call is cut into shares run by
+ * worker threads started once per process (one per core besides the
+ * caller, zcparallel.cpp) and by the calling thread, which returns when
+ * all are done. Rows (of pixels, of blocks, of bands) are cut into
+ * contiguous shares. The output never depends on the cut.
  */
 #ifndef GST_ZC_KERNELS_PARALLEL_H
 #define GST_ZC_KERNELS_PARALLEL_H
 
+#include <cstddef>
 #include <cstdint>
 #include <thread>
-#include <vector>
 
 namespace zc {
 namespace detail {
@@ -35,8 +37,16 @@ parallel_threads(int64_t rows, unsigned n_threads, int64_t work_per_row,
   return n < 1 ? 1u : (unsigned)n;
 }
 
-/* fn(begin, end) over [0, rows) on `threads` threads (parallel_threads()).
- * A thread that cannot be started has its share run by the caller. */
+using ShareTask = void (*)(void *ctx, size_t share);
+
+/* Runs fn(ctx, t) for every t in [0, n) on the worker threads and the
+ * calling thread, and returns when all are done: nothing is started or
+ * allocated per call. One call at a time runs (concurrent callers take
+ * turns); a share must not call it again. */
+void run_shares(size_t n, ShareTask fn, void *ctx);
+
+/* fn(begin, end) over [0, rows), cut into `threads` shares
+ * (parallel_threads()). */
 template <class F>
 void
 parallel_rows(int rows, unsigned threads, const F &fn)
@@ -46,25 +56,17 @@ parallel_rows(int rows, unsigned threads, const F &fn)
       fn(0, rows);
     return;
   }
-  std::vector<std::thread> pool;
-  pool.reserve(threads - 1);
-  int next = 0;
-  for (unsigned t = 0; t < threads; t++) {
-    const int end = (int)((int64_t)rows * (t + 1) / threads);
-    const int begin = next;
-    next = end;
-    if (t + 1 == threads) {
-      fn(begin, end);
-      break;
-    }
-    try {
-      pool.emplace_back([&fn, begin, end] { fn(begin, end); });
-    } catch (...) {
-      fn(begin, end);
-    }
-  }
-  for (std::thread &th : pool)
-    th.join();
+  struct Cut
+  {
+    const F *fn;
+    int64_t rows;
+    unsigned n;
+  } cut{&fn, rows, threads};
+  run_shares(threads, [](void *ctx, size_t t) {
+    const Cut *c = static_cast<const Cut *>(ctx);
+    (*c->fn)((int)(c->rows * (int64_t)t / c->n),
+             (int)(c->rows * (int64_t)(t + 1) / c->n));
+  }, &cut);
 }
 
 } // namespace detail

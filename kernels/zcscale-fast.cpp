@@ -868,7 +868,7 @@ run_job(const ScaleJob &J, unsigned n_threads)
       = parallel_threads(P.dh, n_threads, work, kMinPixelsPerThread);
   std::atomic<bool> ok{ true };
   parallel_rows(P.dh, n, [&J, &ok](int y0, int y1) {
-    /* (an exception must not leave a std::thread) */
+    /* (an exception must not leave a worker thread) */
     try {
       Band<A> band(J);
       band.run(y0, y1);

@@ -2,12 +2,12 @@
  * SPDX-License-Identifier: LGPL-2.1-or-later
  */
 #include "zcspatial.h"
+#include "zcparallel.h"
 #include "zcspatial-common.h"
 
 #include <cmath>
 #include <cstdint>
 #include <cstring>
-#include <thread>
 #include <vector>
 
 namespace zc {
@@ -406,40 +406,19 @@ cpu_layer_rows(const SpPass &P, const SpLayer &L, int y0, int y1,
 /* Below this many elements per thread, a thread costs more than it saves. */
 constexpr int64_t kMinElemsPerThread = 64 * 1024;
 
-/* One pass: every layer, rows split evenly between n threads. */
+/* One pass: every layer, rows split evenly between threads
+ * (zcparallel.h), each share with its own ring of rows. */
 void
 cpu_pass(const SpPass &P, unsigned n_threads)
 {
   for (int li = 0; li < P.n_layers; li++) {
     const SpLayer &L = P.layers[li];
-    int64_t n = n_threads ? n_threads : std::thread::hardware_concurrency();
-    const int64_t elems = (int64_t)L.w * L.h;
-    if (n > (elems + kMinElemsPerThread - 1) / kMinElemsPerThread)
-      n = (elems + kMinElemsPerThread - 1) / kMinElemsPerThread;
-    if (n > L.h)
-      n = L.h;
-    if (n < 1)
-      n = 1;
-    std::vector<std::vector<uint32_t> > rings((size_t)n);
-    std::vector<std::thread> threads;
-    for (int64_t t = 0; t < n; t++) {
-      const int begin = (int)((int64_t)L.h * t / n);
-      const int end = (int)((int64_t)L.h * (t + 1) / n);
-      std::vector<uint32_t> &ring = rings[(size_t)t];
-      if (t + 1 == n) {
-        cpu_layer_rows(P, L, begin, end, ring); /* the calling thread */
-        break;
-      }
-      try {
-        threads.emplace_back([&P, &L, begin, end, &ring] {
-          cpu_layer_rows(P, L, begin, end, ring);
-        });
-      } catch (...) {
-        cpu_layer_rows(P, L, begin, end, ring); /* could not start one */
-      }
-    }
-    for (std::thread &th : threads)
-      th.join();
+    const unsigned n = detail::parallel_threads(L.h, n_threads, L.w,
+                                                kMinElemsPerThread);
+    detail::parallel_rows(L.h, n, [&P, &L](int begin, int end) {
+      std::vector<uint32_t> ring;
+      cpu_layer_rows(P, L, begin, end, ring);
+    });
   }
 }
 
