@@ -112,10 +112,4 @@ check_route(const char *name, const HostFrame &src, zc::PixFmt dfmt, int dw,
   return ok;
 }
 
-inline const char *
-fmt_name(zc::PixFmt f)
-{
-  return zc::pixfmt_name(f);
-}
-
 } // namespace zc_test

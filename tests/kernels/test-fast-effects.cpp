@@ -143,7 +143,7 @@ check_setting(const std::string &what, const zc::ConvertParams &p,
         const zc::Matrix m = r == 2 ? zc::Matrix::BT601 : zc::Matrix::BT709;
         HostFrame src(f, z.w, z.h, z.pad, z.misalign, m, sfull);
         src.randomize();
-        const std::string name = what + ": " + fmt_name(f) + " "
+        const std::string name = what + ": " + zc::pixfmt_name(f) + " "
                                  + std::to_string(z.w) + "x"
                                  + std::to_string(z.h) + " range "
                                  + std::to_string(r) + " threads "
@@ -240,8 +240,8 @@ check_alpha_padding()
   for (const auto &fp : pairs) {
     HostFrame src(fp[0], 37, 9, 3, 1);
     src.randomize();
-    const std::string name
-        = std::string(fmt_name(fp[0])) + " -> " + fmt_name(fp[1]);
+    const std::string name = std::string(zc::pixfmt_name(fp[0])) + " -> "
+                             + zc::pixfmt_name(fp[1]);
     check_route(name.c_str(), src, fp[1], 37, 9, p, "effects", 2, 3, 1);
   }
 }

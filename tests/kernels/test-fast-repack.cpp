@@ -29,9 +29,9 @@ cpu_tests()
       for (const Size &z : sizes) {
         HostFrame src(s, z.w, z.h, z.pad, z.misalign);
         src.randomize();
-        std::string name = std::string(fmt_name(s)) + " -> " + fmt_name(d)
-                           + " " + std::to_string(z.w) + "x"
-                           + std::to_string(z.h);
+        std::string name = std::string(zc::pixfmt_name(s)) + " -> "
+                           + zc::pixfmt_name(d) + " " + std::to_string(z.w)
+                           + "x" + std::to_string(z.h);
         check_route(name.c_str(), src, d, z.w, z.h, zc::ConvertParams(),
                     "repack", z.threads, z.pad, z.misalign);
       }

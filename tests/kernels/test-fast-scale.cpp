@@ -56,8 +56,9 @@ scale_case(PixFmt sf, int sw, int sh, PixFmt df, int dw, int dh,
 {
   HostFrame src(sf, sw, sh, pad, misalign, sm, sfull);
   src.randomize();
-  const std::string name = std::string(fmt_name(sf)) + " -> " + fmt_name(df)
-                           + " " + size_name(sw, sh, dw, dh) + what;
+  const std::string name = std::string(zc::pixfmt_name(sf)) + " -> "
+                           + zc::pixfmt_name(df) + " "
+                           + size_name(sw, sh, dw, dh) + what;
   check_route(name.c_str(), src, df, dw, dh, p, route, threads, pad, misalign);
 }
 
@@ -242,9 +243,9 @@ random_requests()
     std::snprintf(name, sizeof name,
                   "random %d: %s %dx%d crop %d,%d,%d,%d -> %s %dx%d at "
                   "%d,%d %dx%d",
-                  it, fmt_name(s), sw, sh, p.crop_left, p.crop_top,
-                  p.crop_right, p.crop_bottom, fmt_name(d), dw, dh, p.dst_x,
-                  p.dst_y, rw, rh);
+                  it, zc::pixfmt_name(s), sw, sh, p.crop_left, p.crop_top,
+                  p.crop_right, p.crop_bottom, zc::pixfmt_name(d), dw, dh,
+                  p.dst_x, p.dst_y, rw, rh);
     check_route(name, src, d, dw, dh, p, "scale", rnd(0, 3), rnd(0, 5),
                 rnd(0, 3), (Matrix)rnd(0, 2), rnd(0, 1));
   }
