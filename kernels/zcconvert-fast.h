@@ -41,6 +41,12 @@ bool fast_repack(const Plan &P, unsigned n_threads, bool run);
  * invert): per row with tables (zceffects-fast.cpp). */
 bool fast_effects(const Plan &P, unsigned n_threads, bool run);
 
+/* effects_chain_cpu(): steps[0] from its source into its destination, then
+ * each next step on that destination, in one pass. False (nothing written)
+ * unless every step is one fast_effects() takes, on frames of one format
+ * and size. */
+bool fast_effects_steps(const Plan *steps, int n, unsigned n_threads);
+
 /* Scaling of 8-bit frames with the linear filter, and conversions of
  * 8-bit frames at the same size: a separable pass per axis into exact
  * integer sums, then the colour step and the store (zcscale-fast.cpp). */

@@ -841,6 +841,22 @@ convert_cpu(const FrameDesc &src, const FrameDesc &dst, const ConvertParams &p,
 }
 
 bool
+effects_chain_cpu(const FrameDesc &src, const FrameDesc &dst,
+                  const ConvertParams *steps, int n_steps, unsigned n_threads)
+{
+  if (!steps || n_steps < 1 || n_steps > kMaxEffectSteps)
+    return false;
+  detail::Plan P[kMaxEffectSteps];
+  for (int i = 0; i < n_steps; i++) {
+    /* after the first step, each reads what the one before wrote */
+    if (detail::build_plan(i ? dst : src, dst, steps[i], &P[i])
+        != detail::kPlanOk)
+      return false;
+  }
+  return detail::fast_effects_steps(P, n_steps, n_threads);
+}
+
+bool
 convert_cpu_reference(const FrameDesc &src, const FrameDesc &dst,
                       const ConvertParams &p, unsigned n_threads)
 {

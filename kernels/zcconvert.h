@@ -252,6 +252,24 @@ const char *pixfmt_name(PixFmt fmt);
 bool convert_cpu(const FrameDesc &src, const FrameDesc &dst,
                  const ConvertParams &p, unsigned n_threads);
 
+/* Steps of a chain of point effects at most (effects_chain_cpu()). */
+constexpr int kMaxEffectSteps = 8;
+
+/* Point effects of several steps, one after the other, as a chain of
+ * zcfilters applies them: the bytes of convert_cpu(src, dst, steps[0])
+ * followed by convert_cpu(dst, dst, steps[i]) for each next step, in one
+ * pass over the frame (each chunk of pixels goes through every step before
+ * it is stored; tables of one kind are composed into one). Each step must
+ * be point effects alone (ConvertParams with no crop, orientation, scaling
+ * or destination rectangle) on src and dst of one format and size; src
+ * may be dst (in place). n_steps: 1 to kMaxEffectSteps.
+ *
+ * Returns: false, writing nothing, for any other request (including one
+ * convert_cpu() would take, such as a conversion). */
+bool effects_chain_cpu(const FrameDesc &src, const FrameDesc &dst,
+                       const ConvertParams *steps, int n_steps,
+                       unsigned n_threads);
+
 /* convert_cpu() as the CUDA kernels compute it: every output block
  * through the shared per-block code, never a fast route. The reference the
  * fast routes are tested against. */

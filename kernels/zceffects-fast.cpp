@@ -80,6 +80,31 @@ template <class Key> struct TableCache
   uint16_t t[65536];
 };
 
+ChromaKey
+chroma_key(const EffectsPlan &E, bool yuv)
+{
+  ChromaKey key;
+  std::memset(&key, 0, sizeof(key));
+  std::memcpy(key.cm, E.cm, sizeof(key.cm));
+  key.balance = E.balance;
+  key.invert = yuv && E.invert;
+  return key;
+}
+
+Luma16Key
+luma16_key(const EffectsPlan &E, const FmtInfo &f)
+{
+  Luma16Key key;
+  std::memset(&key, 0, sizeof(key));
+  std::memcpy(key.y16, E.y16, sizeof(key.y16));
+  key.inv_y = E.inv_y;
+  key.balance = E.balance;
+  key.gamma = E.gamma;
+  key.invert = E.invert;
+  key.wide10 = f.wide10;
+  return key;
+}
+
 /* The calling thread's table for `key`, filled by fill(t) when it is not
  * the one built last; null when there is no memory for it. The threads
  * of parallel_rows() only read it, and are joined before the caller
@@ -107,15 +132,12 @@ cached_table(std::unique_ptr<TableCache<Key>> &slot, const Key &key,
  * effects_chroma() (balance, invert); else only stage 1's chroma, as
  * fx_rgb_round_trip() applies it. */
 const uint16_t *
-chroma_table(const EffectsPlan &E, bool yuv)
+chroma_table(const EffectsPlan &E, bool yuv, int stage = 0)
 {
-  thread_local std::unique_ptr<TableCache<ChromaKey>> slot;
-  ChromaKey key;
-  std::memset(&key, 0, sizeof(key));
-  std::memcpy(key.cm, E.cm, sizeof(key.cm));
-  key.balance = E.balance;
-  key.invert = yuv && E.invert;
-  return cached_table(slot, key, [&E, yuv](uint16_t *t) {
+  /* one per step of a chain (effects_chain_cpu()) */
+  thread_local std::unique_ptr<TableCache<ChromaKey>> slots[kMaxEffectSteps];
+  std::unique_ptr<TableCache<ChromaKey>> &slot = slots[stage];
+  return cached_table(slot, chroma_key(E, yuv), [&E, yuv](uint16_t *t) {
     for (uint32_t v = 0; v < 256; v++) {
       for (uint32_t u = 0; u < 256; u++) {
         uint32_t cu = u, cv = v;
@@ -139,15 +161,7 @@ const uint16_t *
 luma16_table(const EffectsPlan &E, const FmtInfo &f)
 {
   thread_local std::unique_ptr<TableCache<Luma16Key>> slot;
-  Luma16Key key;
-  std::memset(&key, 0, sizeof(key));
-  std::memcpy(key.y16, E.y16, sizeof(key.y16));
-  key.inv_y = E.inv_y;
-  key.balance = E.balance;
-  key.gamma = E.gamma;
-  key.invert = E.invert;
-  key.wide10 = f.wide10;
-  return cached_table(slot, key, [&E, &f](uint16_t *t) {
+  return cached_table(slot, luma16_key(E, f), [&E, &f](uint16_t *t) {
     for (uint32_t w = 0; w < 65536; w++) {
       const uint8_t in[2] = {(uint8_t)w, (uint8_t)(w >> 8)};
       uint8_t out[2] = {0, 0};
@@ -168,8 +182,8 @@ struct PairKey
 const uint16_t *
 pair_table(const uint8_t *t, int which = 0)
 {
-  /* two, for the two stages of an R'G'B' frame */
-  thread_local std::unique_ptr<TableCache<PairKey>> slots[2];
+  /* two a step of a chain, for the two stages of an R'G'B' frame */
+  thread_local std::unique_ptr<TableCache<PairKey>> slots[2 * kMaxEffectSteps];
   std::unique_ptr<TableCache<PairKey>> &slot = slots[which];
   PairKey key;
   std::memcpy(key.t, t, sizeof(key.t));
@@ -187,6 +201,56 @@ chroma_identity(const EffectsPlan &E)
   const int64_t one = (int64_t)1 << kFxShift;
   return E.cm[0][0] == one && E.cm[1][1] == one && E.cm[0][1] == 0
          && E.cm[1][0] == 0;
+}
+
+/* Steps of a chain on 8-bit chroma or 16-bit luma, where each is a
+ * 65536-entry table of the same kind: one table for all of them, entry w
+ * holding t_n[...t_1[w]], which is what the steps write one after the
+ * other. Kept per thread, as the steps' own tables, and built again only
+ * when a step changes. */
+template <class Key> struct ComposedCache
+{
+  bool valid;
+  int n;
+  Key keys[kMaxEffectSteps];
+  uint16_t t[65536];
+};
+
+/* `keys` and `n` describe the steps; table(i) returns step i's table
+ * (null when out of memory, or for a step that leaves the values as they
+ * are: it is skipped). */
+template <class Key, class Table>
+const uint16_t *
+composed_table(std::unique_ptr<ComposedCache<Key>> &slot, const Key *keys,
+               int n, const Table &table)
+{
+  if (!slot) {
+    slot.reset(new (std::nothrow) ComposedCache<Key>);
+    if (!slot)
+      return nullptr;
+    slot->valid = false;
+  }
+  if (slot->valid && slot->n == n
+      && std::memcmp(slot->keys, keys, sizeof(Key) * (size_t)n) == 0)
+    return slot->t;
+  slot->valid = false;
+  uint16_t *t = slot->t;
+  for (uint32_t w = 0; w < 65536; w++)
+    t[w] = (uint16_t)w;
+  for (int i = 0; i < n; i++) {
+    bool skip = false;
+    const uint16_t *ti = table(i, &skip);
+    if (skip)
+      continue;
+    if (!ti)
+      return nullptr;
+    for (uint32_t w = 0; w < 65536; w++)
+      t[w] = ti[t[w]];
+  }
+  std::memcpy(slot->keys, keys, sizeof(Key) * (size_t)n);
+  slot->n = n;
+  slot->valid = true;
+  return slot->t;
 }
 
 /* ---- table look-ups ----------------------------------------------------- */
@@ -332,29 +396,33 @@ rgb_stages(uint8_t *r, uint8_t *g, uint8_t *b, const RgbStages &st)
   }
 }
 
-/* One chunk of pixels of PS bytes, R, G, B at bytes OR, OG, OB; the byte
- * at OA (alpha or padding; none when negative) is stored as read, as
- * convert_block() stores the source's alpha. (GCC vectorises these strided
+/* One chunk of pixels of PS bytes, R, G, B at bytes OR, OG, OB, through
+ * the stages of n_steps steps; the byte at OA (alpha or padding; none when
+ * negative) is stored as read, as convert_block() stores the source's
+ * alpha. `in` may be `out` (every byte is read before any is written). (GCC vectorises these strided
  * byte loops; Clang 14 leaves them scalar. Whole 32-bit words and shifts
  * would suit Clang better but cost GCC half again on RGBA.) */
 template <int OR, int OG, int OB, int OA, int PS>
 void
-rgb_chunk(const uint8_t *__restrict in, uint8_t *__restrict out,
-          const RgbStages &st)
+rgb_chunk(const uint8_t *in, uint8_t *out, const RgbStages *st, int n_steps)
 {
-  uint8_t r[kChunk], g[kChunk], b[kChunk];
+  uint8_t r[kChunk], g[kChunk], b[kChunk], a[kChunk];
   for (int k = 0; k < kChunk; k++) {
     r[k] = in[k * PS + OR];
     g[k] = in[k * PS + OG];
     b[k] = in[k * PS + OB];
+    if constexpr (OA >= 0)
+      a[k] = in[k * PS + OA];
   }
-  rgb_stages(r, g, b, st);
+  /* the steps of a chain one after the other, on the chunk */
+  for (int i = 0; i < n_steps; i++)
+    rgb_stages(r, g, b, st[i]);
   for (int k = 0; k < kChunk; k++) {
     out[k * PS + OR] = r[k];
     out[k * PS + OG] = g[k];
     out[k * PS + OB] = b[k];
     if constexpr (OA >= 0)
-      out[k * PS + OA] = in[k * PS + OA];
+      out[k * PS + OA] = a[k];
   }
 }
 
@@ -362,23 +430,24 @@ rgb_chunk(const uint8_t *__restrict in, uint8_t *__restrict out,
  * goes through a copy so that the chunk loops keep their fixed count. */
 template <int OR, int OG, int OB, int OA, int PS>
 void
-rgb_row(const uint8_t *s, uint8_t *d, int w, const RgbStages &st)
+rgb_row(const uint8_t *s, uint8_t *d, int w, const RgbStages *st, int n_steps)
 {
   const auto chunk = rgb_chunk<OR, OG, OB, OA, PS>;
   int x = 0;
   for (; x + kChunk <= w; x += kChunk)
-    chunk(s + (size_t)x * PS, d + (size_t)x * PS, st);
+    chunk(s + (size_t)x * PS, d + (size_t)x * PS, st, n_steps);
   if (x < w) {
     uint8_t tin[kChunk * PS], tout[kChunk * PS];
     const size_t n = (size_t)(w - x) * PS;
     std::memset(tin, 0, sizeof(tin));
     std::memcpy(tin, s + (size_t)x * PS, n);
-    chunk(tin, tout, st);
+    chunk(tin, tout, st, n_steps);
     std::memcpy(d + (size_t)x * PS, tout, n);
   }
 }
 
-using RgbRow = void (*)(const uint8_t *, uint8_t *, int, const RgbStages &);
+using RgbRow = void (*)(const uint8_t *, uint8_t *, int, const RgbStages *,
+                        int);
 
 RgbRow
 rgb_row_for(const FmtInfo &f)
@@ -608,36 +677,55 @@ takes(const Plan &P)
   }
 }
 
+/* The steps fx[0..n) on an R'G'B' frame: P's source into its destination,
+ * each chunk through every step before it is stored. */
 bool
-run_rgb(const Plan &P, unsigned n_threads)
+run_rgb(const Plan &P, const EffectsPlan *const *fx, int n,
+        unsigned n_threads)
 {
-  const EffectsPlan &E = P.fx;
-  RgbStages st;
-  st.bal_y = E.balance ? pair_table(E.bal_y, 0) : nullptr;
-  st.gam_y = E.gamma ? pair_table(E.gam_y, 1) : nullptr;
-  if ((E.balance && !st.bal_y) || (E.gamma && !st.gam_y))
-    return false;
-  st.ctab = nullptr;
-  if (E.balance && !chroma_identity(E)) {
-    st.ctab = chroma_table(E, false);
-    if (!st.ctab)
+  RgbStages st[kMaxEffectSteps];
+  for (int i = 0; i < n; i++) {
+    const EffectsPlan &E = *fx[i];
+    st[i].bal_y = E.balance ? pair_table(E.bal_y, 2 * i) : nullptr;
+    st[i].gam_y = E.gamma ? pair_table(E.gam_y, 2 * i + 1) : nullptr;
+    if ((E.balance && !st[i].bal_y) || (E.gamma && !st[i].gam_y))
       return false;
+    st[i].ctab = nullptr;
+    if (E.balance && !chroma_identity(E)) {
+      st[i].ctab = chroma_table(E, false, i);
+      if (!st[i].ctab)
+        return false;
+    }
+    st[i].invert = E.invert;
   }
-  st.invert = E.invert;
   const RgbRow row = rgb_row_for(P.di);
   const int w = P.dw;
-  const unsigned n = parallel_threads(P.dh, n_threads, w, kMinPixelsPerThread);
-  parallel_rows(P.dh, n, [&](int y0, int y1) {
+  const unsigned nt
+      = parallel_threads(P.dh, n_threads, (int64_t)w * n, kMinPixelsPerThread);
+  parallel_rows(P.dh, nt, [&](int y0, int y1) {
     for (int y = y0; y < y1; y++)
-      row(P.sp[0] + (size_t)y * P.ss[0], P.dp[0] + (size_t)y * P.ds[0], w, st);
+      row(P.sp[0] + (size_t)y * P.ss[0], P.dp[0] + (size_t)y * P.ds[0], w, st,
+          n);
   });
   return true;
 }
 
+/* Whether step E changes 8-bit chroma (else effects_chroma() leaves it) */
 bool
-run_yuv(const Plan &P, unsigned n_threads)
+changes_chroma(const EffectsPlan &E)
 {
-  const EffectsPlan &E = P.fx;
+  return E.balance || E.invert;
+}
+
+/* The steps fx[0..n) on a Y'CbCr or GRAY frame, P's source into its
+ * destination. Tables of one kind are composed (the luma tables, the 8-bit
+ * (U, V) tables, the 16-bit luma tables), so that a sample is looked up
+ * once whatever the number of steps; 10-bit chroma goes through each
+ * step's arithmetic in turn, on the row just written. */
+bool
+run_yuv(const Plan &P, const EffectsPlan *const *fx, int n,
+        unsigned n_threads)
+{
   const FmtInfo &f = P.di;
   const bool deep = f.bits == 16;
   const int w = P.dw, h = P.dh;
@@ -646,25 +734,52 @@ run_yuv(const Plan &P, unsigned n_threads)
 
   uint8_t ty8[256];
   const uint16_t *ty8x2 = nullptr, *ty16 = nullptr;
-  if (deep) {
-    ty16 = luma16_table(E, f);
-    if (!ty16)
-      return false;
+  if (deep && n == 1) {
+    ty16 = luma16_table(*fx[0], f);
+  } else if (deep) {
+    thread_local std::unique_ptr<ComposedCache<Luma16Key>> slot;
+    Luma16Key keys[kMaxEffectSteps];
+    for (int i = 0; i < n; i++)
+      keys[i] = luma16_key(*fx[i], f);
+    ty16 = composed_table(slot, keys, n, [&](int i, bool *) {
+      return luma16_table(*fx[i], f);
+    });
   } else {
-    for (uint32_t k = 0; k < 256; k++)
-      ty8[k] = (uint8_t)effects_luma(E, k);
+    for (uint32_t k = 0; k < 256; k++) {
+      uint32_t v = k;
+      for (int i = 0; i < n; i++)
+        v = (uint32_t)effects_luma(*fx[i], v);
+      ty8[k] = (uint8_t)v;
+    }
     if (f.kind != kPacked422) {
       ty8x2 = pair_table(ty8);
       if (!ty8x2)
         return false;
     }
   }
+  if (deep && !ty16)
+    return false;
   /* 8-bit chroma: through the table, or copied where effects_chroma()
    * leaves it (gamma alone) */
-  const bool chroma_fx = E.balance || E.invert;
+  int n_chroma = 0;
+  for (int i = 0; i < n; i++)
+    n_chroma += changes_chroma(*fx[i]) ? 1 : 0;
   const uint16_t *tc = nullptr;
-  if (f.kind != kGray && !deep && chroma_fx) {
-    tc = chroma_table(E, true);
+  if (f.kind != kGray && !deep && n_chroma == 1) {
+    for (int i = 0; i < n; i++)
+      if (changes_chroma(*fx[i]))
+        tc = chroma_table(*fx[i], true);
+    if (!tc)
+      return false;
+  } else if (f.kind != kGray && !deep && n_chroma > 1) {
+    thread_local std::unique_ptr<ComposedCache<ChromaKey>> slot;
+    ChromaKey keys[kMaxEffectSteps];
+    for (int i = 0; i < n; i++)
+      keys[i] = chroma_key(*fx[i], true);
+    tc = composed_table(slot, keys, n, [&](int i, bool *skip) {
+      *skip = !changes_chroma(*fx[i]);
+      return *skip ? nullptr : chroma_table(*fx[i], true);
+    });
     if (!tc)
       return false;
   }
@@ -689,10 +804,12 @@ run_yuv(const Plan &P, unsigned n_threads)
       const uint8_t *s = P.sp[1] + (size_t)r * P.ss[1];
       uint8_t *d = P.dp[1] + (size_t)r * P.ds[1];
       if (deep) {
-        chroma16(E, f, s + f.off[1] * 2, s + f.off[2] * 2, d + f.off[1] * 2,
-                 d + f.off[2] * 2, cw, 4);
+        for (int i = 0; i < n; i++, s = d)
+          chroma16(*fx[i], f, s + f.off[1] * 2, s + f.off[2] * 2,
+                   d + f.off[1] * 2, d + f.off[2] * 2, cw, 4);
       } else if (!tc) {
-        std::memcpy(d, s, (size_t)cw * 2);
+        if (s != d)
+          std::memcpy(d, s, (size_t)cw * 2);
       } else if (f.off[1] == 0) {
         semi8_row<0>(s, d, cw, tc);
       } else {
@@ -705,10 +822,13 @@ run_yuv(const Plan &P, unsigned n_threads)
       uint8_t *du = P.dp[pu] + (size_t)r * P.ds[pu];
       uint8_t *dv = P.dp[pv] + (size_t)r * P.ds[pv];
       if (deep) {
-        chroma16(E, f, su, sv, du, dv, cw, 2);
+        for (int i = 0; i < n; i++, su = du, sv = dv)
+          chroma16(*fx[i], f, su, sv, du, dv, cw, 2);
       } else if (!tc) {
-        std::memcpy(du, su, (size_t)cw);
-        std::memcpy(dv, sv, (size_t)cw);
+        if (su != du)
+          std::memcpy(du, su, (size_t)cw);
+        if (sv != dv)
+          std::memcpy(dv, sv, (size_t)cw);
       } else {
         planar8_row(su, sv, du, dv, cw, tc);
       }
@@ -717,9 +837,9 @@ run_yuv(const Plan &P, unsigned n_threads)
 
   /* block rows: the luma rows of a chroma row, and that row */
   const int rows = P.blocks_y;
-  const unsigned n
+  const unsigned nt
       = parallel_threads(rows, n_threads, (int64_t)w * bh, kMinPixelsPerThread);
-  parallel_rows(rows, n, [&](int b0, int b1) {
+  parallel_rows(rows, nt, [&](int b0, int b1) {
     const int y1 = b1 * bh < h ? b1 * bh : h;
     for (int y = b0 * bh; y < y1; y++)
       luma_row(y);
@@ -730,24 +850,52 @@ run_yuv(const Plan &P, unsigned n_threads)
   return true;
 }
 
+/* Whether the route takes P: nothing but the effects, the same format on
+ * both sides (so no colour step and the same subsampling, chroma carried
+ * sample for sample), nothing moved or scaled. */
+bool
+effects_alone(const Plan &P)
+{
+  return P.fx.active && P.matrix_mode == kMatrixNone && plan_moves_nothing(P)
+         && same_format(P.si, P.di) && !P.linear && !P.cubic && !P.cscale
+         && !P.pl.mode && !P.chroma_up && !P.chroma_down
+         && P.fx.yuv == (fmt_is_yuv(P.di) ? 1 : 0)
+         && P.fx.deep == (P.di.bits == 16 ? 1 : 0) && takes(P);
+}
+
+bool
+run_steps(const Plan &P, const EffectsPlan *const *fx, int n,
+          unsigned n_threads)
+{
+  return P.di.kind == kPackedRgb ? run_rgb(P, fx, n, n_threads)
+                                 : run_yuv(P, fx, n, n_threads);
+}
+
 } // namespace
 
 bool
 fast_effects(const Plan &P, unsigned n_threads, bool run)
 {
-  /* Nothing but the effects: the same format on both sides (so no colour
-   * step and the same subsampling, chroma carried sample for sample),
-   * nothing moved or scaled. */
-  if (!P.fx.active || P.matrix_mode != kMatrixNone || !plan_moves_nothing(P)
-      || !same_format(P.si, P.di) || P.linear || P.cubic || P.cscale
-      || P.pl.mode || P.chroma_up || P.chroma_down
-      || P.fx.yuv != (fmt_is_yuv(P.di) ? 1 : 0)
-      || P.fx.deep != (P.di.bits == 16 ? 1 : 0) || !takes(P))
+  if (!effects_alone(P))
     return false;
-  if (!run)
-    return true;
-  return P.di.kind == kPackedRgb ? run_rgb(P, n_threads)
-                                 : run_yuv(P, n_threads);
+  const EffectsPlan *fx = &P.fx;
+  return !run || run_steps(P, &fx, 1, n_threads);
+}
+
+bool
+fast_effects_steps(const Plan *steps, int n, unsigned n_threads)
+{
+  if (n < 1 || n > kMaxEffectSteps)
+    return false;
+  const EffectsPlan *fx[kMaxEffectSteps];
+  for (int i = 0; i < n; i++) {
+    /* every step on frames of the first one's format and size */
+    if (!effects_alone(steps[i]) || !same_format(steps[i].di, steps[0].di)
+        || steps[i].dw != steps[0].dw || steps[i].dh != steps[0].dh)
+      return false;
+    fx[i] = &steps[i].fx;
+  }
+  return run_steps(steps[0], fx, n, n_threads);
 }
 
 } // namespace detail
