@@ -88,6 +88,7 @@
 #endif
 
 #include "gstzcfilter.h"
+#include "gstzcpendingeffects.h"
 #include "zcfilterexec.h"
 #include "zcfilterplan.h"
 
@@ -192,6 +193,14 @@ struct GstZcFilterPrivate
   bool have_plan = false;
   std::unique_ptr < zcfilter::FrameExecutor > cpu;
   std::unique_ptr < zcfilter::FrameExecutor > cuda;
+  /* CPU backend chains (gstzcpendingeffects.h): the next zcfilter takes
+   * the point effects this one leaves on a frame (decide_allocation) */
+  bool hand_on = false;
+  /* the frame between prepare_output_buffer and transform: its point
+   * effects were left to the next zcfilter; the steps it runs */
+  bool handed_on = false;
+  zc::ConvertParams steps[zc::kMaxEffectSteps];
+  zcfilter::EffectsChain chain;
   /* output frames for the frames that leave passthrough before the next
    * negotiation gives the element its output pool */
   GstBufferPool *standby = nullptr;
@@ -522,6 +531,7 @@ gst_zc_filter_set_info (GstZcBaseTransform * base, GstCaps * incaps,
   priv->configured = priv->planner.configure (in_info, out_info, g, s.method,
       &error);
   priv->have_plan = false;
+  priv->hand_on = false;        /* until decide_allocation says */
   drop_standby (priv);
   if (priv->cpu)
     priv->cpu->reset ();
@@ -576,6 +586,60 @@ gst_zc_filter_propose_allocation (GstBaseTransform * trans,
     return FALSE;
   /* crop regions are applied by the kernel, at no cost */
   gst_query_add_allocation_meta (query, GST_VIDEO_CROP_META_API_TYPE, NULL);
+  /* on the CPU backend, an upstream zcfilter may leave its point effects
+   * to this one, which runs them with its own in one pass */
+  if (!gst_zc_base_transform_uses_gpu (base))
+    gst_query_add_allocation_meta (query,
+        GST_ZC_PENDING_EFFECTS_META_API_TYPE, NULL);
+  return TRUE;
+}
+
+/* Whether the frames this element pushes go to a zcfilter that works on
+ * them, with nothing that reads or writes their pixels in between (a
+ * capsfilter, a queue or a zcfilter in passthrough passes them as they
+ * are). Elements that pass any meta on in the ALLOCATION query without
+ * looking (textoverlay, for one) must not come between a frame's point
+ * effects and the zcfilter that runs them. */
+static bool
+next_is_zcfilter (GstZcFilter * self)
+{
+  GstPad *pad = GST_BASE_TRANSFORM_SRC_PAD (self);
+  gst_object_ref (pad);
+  bool found = false;
+  for (int hop = 0; hop < 8 && pad && !found; hop++) {
+    GstPad *peer = gst_pad_get_peer (pad);
+    gst_clear_object (&pad);
+    if (!peer)
+      break;
+    GstElement *next = gst_pad_get_parent_element (peer);
+    gst_object_unref (peer);
+    if (!next)
+      break;
+    const gchar *type = G_OBJECT_TYPE_NAME (next);
+    if (GST_IS_ZC_FILTER (next) &&
+        !gst_base_transform_is_passthrough (GST_BASE_TRANSFORM (next)))
+      found = true;
+    else if (GST_IS_ZC_FILTER (next) || g_str_equal (type, "GstCapsFilter")
+        || g_str_equal (type, "GstQueue"))
+      pad = gst_element_get_static_pad (next, "src");
+    gst_object_unref (next);
+  }
+  gst_clear_object (&pad);
+  return found;
+}
+
+static gboolean
+gst_zc_filter_decide_allocation (GstBaseTransform * trans, GstQuery * query)
+{
+  auto *self = GST_ZC_FILTER (trans);
+  auto *base = GST_ZC_BASE_TRANSFORM (trans);
+  if (!gst_zc_base_transform_decide_zc_output (trans, query))
+    return FALSE;
+  self->priv->hand_on = !gst_zc_base_transform_uses_gpu (base) &&
+      gst_query_find_allocation_meta (query,
+      GST_ZC_PENDING_EFFECTS_META_API_TYPE, NULL) && next_is_zcfilter (self);
+  GST_DEBUG_OBJECT (self, "point effects %s to the next zcfilter",
+      self->priv->hand_on ? "left" : "not left");
   return TRUE;
 }
 
@@ -687,13 +751,63 @@ gst_zc_filter_prepare_output_buffer (GstBaseTransform * trans,
     return GST_FLOW_ERROR;
   }
   const FramePlan & plan = priv->plan;
+  bool out_cuda = gst_zc_base_transform_out_cuda_memory (base);
+  bool passthrough = gst_base_transform_is_passthrough (trans);
+
+  /* CPU backend chains: point effects upstream zcfilters left on the
+   * frame, and this frame's own when it needs nothing else */
+  priv->handed_on = false;
+  priv->chain = zcfilter::EffectsChain ();
+  const GstVideoInfo *in_info = priv->planner.in_info ();
+  GstZcPendingEffectsMeta *pending =
+      gst_buffer_get_zc_pending_effects_meta (inbuf);
+  if (pending && (pending->format != GST_VIDEO_INFO_FORMAT (in_info) ||
+          pending->width != GST_VIDEO_INFO_WIDTH (in_info) ||
+          pending->height != GST_VIDEO_INFO_HEIGHT (in_info))) {
+    GST_ELEMENT_ERROR (self, STREAM, FAILED,
+        ("Point effects left by an upstream zcfilter are for another frame "
+            "(%s %dx%d) than this element's input", gst_video_format_to_string
+            (pending->format), pending->width, pending->height), (NULL));
+    return GST_FLOW_ERROR;
+  }
+  if (pending && plan.pass == Pass::IDENTITY &&
+      (passthrough ? next_is_zcfilter (self) : priv->hand_on)) {
+    /* nothing to add: the steps go on to the next zcfilter */
+    *outbuf = inbuf;
+    priv->have_plan = true;
+    return GST_FLOW_OK;
+  }
+  bool cpu = !gst_zc_base_transform_uses_gpu (base);
+  if (plan.effects_only && cpu && priv->hand_on && !passthrough &&
+      !out_cuda && gst_buffer_is_writable (inbuf) &&
+      (!pending || gst_zc_pending_effects_meta_takes (pending, in_info)) &&
+      gst_buffer_add_zc_pending_effects_step (inbuf, in_info, plan.cp)) {
+    /* left to the next zcfilter, which runs it with its own work */
+    GST_LOG_OBJECT (self, "point effects left to the next zcfilter");
+    priv->handed_on = true;
+    *outbuf = inbuf;
+    priv->have_plan = true;
+    return GST_FLOW_OK;
+  }
+  if (pending || (plan.effects_only && cpu && plan.pass == Pass::CONVERT &&
+          !out_cuda)) {
+    int n = 0;
+    for (guint i = 0; pending && i < pending->n_steps; i++)
+      priv->steps[n++] = pending->steps[i];
+    bool whole = plan.pass == Pass::IDENTITY || plan.effects_only;
+    if (plan.effects_only)
+      priv->steps[n++] = plan.cp;
+    priv->chain.steps = priv->steps;
+    priv->chain.n = n;
+    priv->chain.whole = whole;
+  }
+  bool chain_alone = priv->chain.n && priv->chain.whole;
 
   /* Nothing to do for this frame: it leaves as it came, in passthrough or
    * not (no kernel, no copy). Not as memory:CUDAMemory out of passthrough:
    * that needs a GstCudaMemory, so the frame is copied (counted). */
-  bool out_cuda = gst_zc_base_transform_out_cuda_memory (base);
-  if (plan.pass == Pass::IDENTITY &&
-      (!out_cuda || gst_base_transform_is_passthrough (trans))) {
+  if (plan.pass == Pass::IDENTITY && !priv->chain.n &&
+      (!out_cuda || passthrough)) {
     *outbuf = inbuf;
     priv->have_plan = true;
     return GST_FLOW_OK;
@@ -701,16 +815,17 @@ gst_zc_filter_prepare_output_buffer (GstBaseTransform * trans,
   /* Work to do while negotiated for passthrough (an effect switched on
    * since): this frame is transformed, into a standby pool until the next
    * negotiation (asked for here) gives the element its output pool */
-  if (gst_base_transform_is_passthrough (trans)) {
+  if (passthrough) {
     GST_DEBUG_OBJECT (self, "effects switched on: leaving passthrough");
     gst_base_transform_set_passthrough (trans, FALSE);
     gst_base_transform_reconfigure_src (trans);
   }
 
-  /* The table kernel runs in place when nobody else holds the frame and it
-   * already is in the memory downstream asked for; every other pass reads
-   * the input and writes a pool buffer (no more bus traffic than in place) */
-  if (plan.pass == Pass::LUT && !out_cuda) {
+  /* The table kernel (and, on the CPU backend, point effects alone) runs
+   * in place when nobody else holds the frame and it already is in the
+   * memory downstream asked for; every other pass reads the input and
+   * writes a pool buffer (no more bus traffic than in place) */
+  if ((plan.pass == Pass::LUT || chain_alone) && !out_cuda) {
     GstZcMemoryType want = gst_zc_base_transform_get_pool_memory_type (base);
     GstMemory *mem = gst_buffer_peek_memory (inbuf, 0);
     bool same_memory = want == GST_ZC_MEMORY_TYPE_AUTO ||
@@ -788,9 +903,17 @@ gst_zc_filter_transform (GstBaseTransform * trans, GstBuffer * inbuf,
   }
   priv->have_plan = false;
   const FramePlan & plan = priv->plan;
-  if (plan.pass == Pass::IDENTITY && inbuf == outbuf) {
+  if ((plan.pass == Pass::IDENTITY && !priv->chain.n && inbuf == outbuf) ||
+      priv->handed_on) {
     gst_zc_base_transform_count_buffer (base, 0);
     return GST_FLOW_OK;
+  }
+  /* steps run here in place leave the frame done: nobody runs them again */
+  if (priv->chain.n && inbuf == outbuf) {
+    GstZcPendingEffectsMeta *pending =
+        gst_buffer_get_zc_pending_effects_meta (outbuf);
+    if (pending)
+      gst_buffer_remove_meta (outbuf, (GstMeta *) pending);
   }
   /* nvcodec memory the base class could not wrap: of another CUDA context
    * or GPU, which kernels here cannot address */
@@ -832,7 +955,7 @@ transform_frame (GstZcFilter * self, const FramePlan & plan,
   auto *base = GST_ZC_BASE_TRANSFORM (self);
 
   /* an unchanged frame that must change memory */
-  if (plan.pass == Pass::IDENTITY)
+  if (plan.pass == Pass::IDENTITY && !priv->chain.n)
     return gst_zc_base_transform_copy_frame (base, inbuf, outbuf);
 
   GstFlowReturn ret;
@@ -849,13 +972,13 @@ transform_frame (GstZcFilter * self, const FramePlan & plan,
     case Backend::GPU:
       if (!priv->cuda)
         priv->cuda = zcfilter::make_cuda_executor (base);
-      ret = priv->cuda->run (priv->planner, plan, inbuf, outbuf);
+      ret = priv->cuda->run (priv->planner, plan, priv->chain, inbuf, outbuf);
       break;
     case Backend::CPU:
     default:
       if (!priv->cpu)
         priv->cpu = zcfilter::make_cpu_executor (base);
-      ret = priv->cpu->run (priv->planner, plan, inbuf, outbuf);
+      ret = priv->cpu->run (priv->planner, plan, priv->chain, inbuf, outbuf);
       break;
   }
 
@@ -1059,7 +1182,7 @@ gst_zc_filter_class_init (GstZcFilterClass * klass)
   trans_class->transform_meta =
       GST_DEBUG_FUNCPTR (gst_zc_filter_transform_meta);
   trans_class->decide_allocation =
-      GST_DEBUG_FUNCPTR (gst_zc_base_transform_decide_zc_output);
+      GST_DEBUG_FUNCPTR (gst_zc_filter_decide_allocation);
   trans_class->before_transform =
       GST_DEBUG_FUNCPTR (gst_zc_base_transform_sync_controlled_values);
   trans_class->prepare_output_buffer =

@@ -54,19 +54,24 @@ public:
   {
     scratch_.clear ();
     scratch_.shrink_to_fit ();
+    chained_.clear ();
+    chained_.shrink_to_fit ();
   }
 
   GstFlowReturn run (const FramePlanner & planner, const FramePlan & plan,
-      GstBuffer * inbuf, GstBuffer * outbuf) override;
+      const EffectsChain & chain, GstBuffer * inbuf, GstBuffer * outbuf)
+      override;
 
 private:
   GstZcBaseTransform *element_;
   std::vector < guint8 > scratch_;      /* frames between passes */
+  std::vector < guint8 > chained_;      /* an upstream chain's output, for
+                                           the passes to read */
 };
 
 GstFlowReturn
 CpuExecutor::run (const FramePlanner & planner, const FramePlan & plan,
-    GstBuffer * inbuf, GstBuffer * outbuf)
+    const EffectsChain & chain, GstBuffer * inbuf, GstBuffer * outbuf)
 {
   GstZcBaseTransform *self = element_;
   bool in_place = inbuf == outbuf;
@@ -91,7 +96,16 @@ CpuExecutor::run (const FramePlanner & planner, const FramePlan & plan,
   GstVideoFrame *src_frame = in_place ? &out_frame : &in_frame;
   GstFlowReturn ret = GST_FLOW_OK;
 
-  if (plan.pass == Pass::LUT) {
+  if (chain.n && chain.whole) {
+    /* point effects alone, the chain's and this element's: one pass */
+    zc::FrameDesc src, dst;
+    frame_desc_planes (src_frame, planner.in_desc (), &src);
+    frame_desc_planes (&out_frame, planner.out_desc (), &dst);
+    if (!zc::effects_chain_cpu (src, dst, chain.steps, chain.n,
+            plan.n_threads))
+      ret = post_pass_error (self, "Point effects of a chain", false,
+          "the CPU backend refused the chain's steps");
+  } else if (plan.pass == Pass::LUT) {
     zc::PlaneJob jobs[3];
     guint n = MIN (planner.n_lut_planes (), 3u);
     for (guint p = 0; p < n; p++) {
@@ -125,8 +139,24 @@ CpuExecutor::run (const FramePlanner & planner, const FramePlan & plan,
     };
     bool ok = true;
     const char *what = "Conversion";
+    if (chain.n) {
+      /* the upstream chain's point effects first, into a frame of the
+       * input's layout that the passes then read */
+      zc::FrameDesc chained = planner.in_desc ();
+      gsize in_bytes = gst_zc_frame_layout (chained.fmt, chained.width,
+          chained.height, nullptr, &chained);
+      if (chained_.size () < in_bytes)
+        chained_.resize (in_bytes);
+      gst_zc_frame_layout (chained.fmt, chained.width, chained.height,
+          chained_.data (), &chained);
+      ok = zc::effects_chain_cpu (src, chained, chain.steps, chain.n,
+          plan.n_threads);
+      what = "Point effects of a chain";
+      src = chained;
+    }
     const zc::FrameDesc *spatial_src = &src;
-    if (plan.convert) {
+    if (ok && plan.convert) {
+      what = "Conversion";
       if (plan.spatial) {
         scratch_frame (&s0);
         spatial_src = &s0;

@@ -53,7 +53,8 @@ public:
   }
 
   GstFlowReturn run (const FramePlanner & planner, const FramePlan & plan,
-      GstBuffer * inbuf, GstBuffer * outbuf) override;
+      const EffectsChain & chain, GstBuffer * inbuf, GstBuffer * outbuf)
+      override;
 
 private:
   GstZcBaseTransform *element_;
@@ -62,8 +63,16 @@ private:
 
 GstFlowReturn
 CudaExecutor::run (const FramePlanner & planner, const FramePlan & plan,
-    GstBuffer * inbuf, GstBuffer * outbuf)
+    const EffectsChain & chain, GstBuffer * inbuf, GstBuffer * outbuf)
 {
+  /* only zcfilters on the CPU backend take an upstream zcfilter's steps
+   * (they alone offer gstzcpendingeffects.h's meta) */
+  if (chain.n) {
+    GST_ELEMENT_ERROR (element_, STREAM, FAILED,
+        ("Point effects left by an upstream zcfilter reached the GPU "
+            "backend"), ("%d steps", chain.n));
+    return GST_FLOW_ERROR;
+  }
   GstZcGpuPassRequest req;
   if (plan.pass == Pass::LUT) {
     req.lut = true;

@@ -13,6 +13,18 @@
 
 namespace zcfilter {
 
+/* Point effects that upstream zcfilters left on the frame
+ * (gstzcpendingeffects.h), for the CPU backend to run with the plan */
+struct EffectsChain
+{
+  const zc::ConvertParams *steps = nullptr;
+  int n = 0;
+  /* the steps are all of the frame's work (the plan's own point effects,
+   * if any, the last of them), at equal caps; else they run first, and
+   * the plan's passes read what they wrote */
+  bool whole = false;
+};
+
 class FrameExecutor
 {
 public:
@@ -21,11 +33,12 @@ public:
   /* Drops what was sized for the previous caps (scratch frames) */
   virtual void reset () = 0;
 
-  /* Runs @plan (never Pass::IDENTITY) from @inbuf into @outbuf, the same
-   * buffer when in place. On failure posts an element error on @element
-   * and returns GST_FLOW_ERROR. */
+  /* Runs @plan (Pass::IDENTITY only with a whole @chain) and @chain from
+   * @inbuf into @outbuf, the same buffer when in place. On failure posts
+   * an element error on @element and returns GST_FLOW_ERROR. */
   virtual GstFlowReturn run (const FramePlanner & planner,
-      const FramePlan & plan, GstBuffer * inbuf, GstBuffer * outbuf) = 0;
+      const FramePlan & plan, const EffectsChain & chain, GstBuffer * inbuf,
+      GstBuffer * outbuf) = 0;
 };
 
 std::unique_ptr < FrameExecutor > make_cpu_executor (GstZcBaseTransform *

@@ -362,6 +362,7 @@ FramePlanner::plan (const Settings & s, const GstVideoCropMeta * meta,
     return true;
   }
   if (same && !plan->spatial) {
+    plan->effects_only = !plan->moves_pixels;
     if (!tables_built_ || !tables_for_.same_point_effects (s))
       build_tables (s);
     if (tables_valid_) {

@@ -109,6 +109,9 @@ struct FramePlan
   zc::SpatialParams sp;
   /* the conversion moves pixels: crop, orientation, size or borders */
   bool moves_pixels = false;
+  /* point effects alone at equal caps (cp then holds nothing else): a step
+   * a chain of zcfilters on the CPU backend can run in one pass */
+  bool effects_only = false;
   /* threads the CPU backend may use for this frame (0 = all cores) */
   guint n_threads = ZC_FILTER_DEFAULT_N_THREADS;
 };
