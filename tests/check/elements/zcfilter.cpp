@@ -255,9 +255,9 @@ compare_with_reference (GstBuffer * in, const GstVideoInfo * in_info,
 {
   GstBuffer *exp = gst_buffer_new_allocate (NULL, out_info->size, NULL);
   GstVideoFrame fin, fout, fexp;
-  fail_unless (gst_video_frame_map (&fin, in_info, in, GST_MAP_READ));
-  fail_unless (gst_video_frame_map (&fout, out_info, out, GST_MAP_READ));
-  fail_unless (gst_video_frame_map (&fexp, out_info, exp, GST_MAP_WRITE));
+  fail_unless (zc_test_frame_map (&fin, in_info, in, GST_MAP_READ));
+  fail_unless (zc_test_frame_map (&fout, out_info, out, GST_MAP_READ));
+  fail_unless (zc_test_frame_map (&fexp, out_info, exp, GST_MAP_WRITE));
   zc::FrameDesc sd, dd;
   fail_unless (zc_test_frame_desc (&fin, &sd) &&
       zc_test_frame_desc (&fexp, &dd));
@@ -641,6 +641,255 @@ GST_START_TEST (test_filter_spatial_effects_match_reference)
 
 GST_END_TEST;
 
+/* ---- chains of zcfilters ------------------------------------------------ */
+
+/* Whether @buf carries point effects an upstream zcfilter left for the
+ * next one (the plugin's own meta, known here by its API's name only) */
+static bool
+has_pending_effects (GstBuffer * buf)
+{
+  gpointer state = NULL;
+  while (GstMeta * m = gst_buffer_iterate_meta (buf, &state)) {
+    if (g_str_equal (g_type_name (m->info->api),
+            "GstZcPendingEffectsMetaAPI"))
+      return true;
+  }
+  return false;
+}
+
+/* Records has_pending_effects() of each buffer reaching a pad */
+static GstPadProbeReturn
+record_pending_effects (GstPad *, GstPadProbeInfo * info, gpointer user_data)
+{
+  auto *seen = (std::vector < bool > *)user_data;
+  seen->push_back (has_pending_effects (GST_PAD_PROBE_INFO_BUFFER (info)));
+  return GST_PAD_PROBE_OK;
+}
+
+/* The steps of a chain one after the other through the CPU reference (each
+ * zcfilter's own pass as the CUDA kernel makes it), against @fout. Steps
+ * with no effect are left out, as the elements pass such frames on. */
+static std::string
+check_chain_output (GstVideoFrame * fin, GstVideoFrame * fout,
+    const std::vector < ZcFilterSetting > &steps, const std::string & what)
+{
+  GstVideoInfo info;
+  gst_video_info_set_format (&info, GST_VIDEO_FRAME_FORMAT (fin),
+      GST_VIDEO_FRAME_WIDTH (fin), GST_VIDEO_FRAME_HEIGHT (fin));
+  info.colorimetry = fin->info.colorimetry;
+  GstBuffer *bufs[2] = { gst_buffer_new_allocate (NULL, info.size, NULL),
+    gst_buffer_new_allocate (NULL, info.size, NULL)
+  };
+  GstVideoFrame f[2];
+  fail_unless (gst_video_frame_map (&f[0], &info, bufs[0], GST_MAP_READWRITE));
+  fail_unless (gst_video_frame_map (&f[1], &info, bufs[1], GST_MAP_READWRITE));
+  zc::FrameDesc in, d[2];
+  fail_unless (zc_test_frame_desc (fin, &in) && zc_test_frame_desc (&f[0],
+          &d[0]) && zc_test_frame_desc (&f[1], &d[1]));
+  /* the input, copied through an identity conversion */
+  zc::ConvertParams copy;
+  fail_unless (zc::convert_cpu_reference (in, d[0], copy, 1));
+  int cur = 0;
+  for (const ZcFilterSetting & s:steps) {
+    zc::ConvertParams p = zc_test_convert_params (s);
+    if (!p.invert && !p.grayscale && p.brightness == 0.0 && p.contrast == 1.0
+        && p.saturation == 1.0 && p.hue == 0.0 && p.gamma == 1.0)
+      continue;
+    fail_unless (zc::convert_cpu_reference (d[cur], d[1 - cur], p, 1));
+    cur = 1 - cur;
+  }
+  std::string diff = zc_test_compare_identical (&f[cur], fout, what.c_str ());
+  gst_video_frame_unmap (&f[1]);
+  gst_video_frame_unmap (&f[0]);
+  gst_buffer_unref (bufs[1]);
+  gst_buffer_unref (bufs[0]);
+  return diff;
+}
+
+static void
+set_effects (GstElement * f, const ZcFilterSetting & s)
+{
+  g_object_set (f, "brightness", s.brightness, "contrast", s.contrast,
+      "gamma", s.gamma, "invert", s.invert, "saturation", s.saturation,
+      "hue", s.hue, "grayscale", s.grayscale, NULL);
+}
+
+/* Pushes one random frame of @fmt through harness @h (whose zcfilters are
+ * named f0, f1, ...) with @steps set on them, and checks the output
+ * against the steps one after the other. Returns what the probe on the
+ * last zcfilter's sink pad saw: whether the frame carried steps left to
+ * it. */
+static void
+set_chain (GstHarness * h, const std::vector < ZcFilterSetting > &steps)
+{
+  GstBin *bin = GST_BIN (h->element);
+  for (guint i = 0; i < steps.size (); i++) {
+    gchar *name = g_strdup_printf ("f%u", i);
+    GstElement *f = gst_bin_get_by_name (bin, name);
+    fail_unless (f != NULL, "no %s", name);
+    set_effects (f, steps[i]);
+    gst_object_unref (f);
+    g_free (name);
+  }
+}
+
+static bool
+run_chain_frame (GstHarness * h, GstVideoFormat fmt, gint w, gint hgt,
+    const std::vector < ZcFilterSetting > &steps, std::vector < bool > &seen,
+    guint32 seed, const std::string & what)
+{
+  set_chain (h, steps);
+  GstVideoInfo info;
+  gst_video_info_set_format (&info, fmt, w, hgt);
+  GstBuffer *in = gst_buffer_new_allocate (NULL, info.size, NULL);
+  zc_test_fill_random (in, seed);
+  guint before = seen.size ();
+  /* the harness gives up its reference: the chain may work in place */
+  GstBuffer *keep = zc_test_system_copy (in);
+  fail_unless_equals_int (gst_harness_push (h, in), GST_FLOW_OK);
+  GstBuffer *out = gst_harness_try_pull (h);
+  fail_unless (out != NULL, "%s: no output", what.c_str ());
+  fail_unless_equals_int (seen.size (), before + 1);
+  GstCaps *oc = gst_pad_get_current_caps (h->sinkpad);
+  GstVideoInfo oinfo;
+  fail_unless (gst_video_info_from_caps (&oinfo, oc));
+  gst_caps_unref (oc);
+  GstVideoFrame fin, fout;
+  fail_unless (gst_video_frame_map (&fin, &info, keep, GST_MAP_READ));
+  fail_unless (gst_video_frame_map (&fout, &oinfo, out, GST_MAP_READ));
+  std::string diff = check_chain_output (&fin, &fout, steps, what);
+  gst_video_frame_unmap (&fout);
+  gst_video_frame_unmap (&fin);
+  fail_unless (diff.empty (), "%s", diff.c_str ());
+  /* the steps ran once: nothing is left on the frame that leaves */
+  fail_if (has_pending_effects (out), "%s: the output still carries point "
+      "effects to run", what.c_str ());
+  gst_buffer_unref (out);
+  gst_buffer_unref (keep);
+  return seen.back ();
+}
+
+static GstHarness *
+new_chain (guint n, const gchar * between, std::vector < bool > &seen)
+{
+  std::string desc = "zcupload";
+  for (guint i = 0; i < n; i++) {
+    if (i)
+      desc += between;
+    desc += " ! zcfilter name=f" + std::to_string (i);
+  }
+  GstHarness *h = gst_harness_new_parse (desc.c_str ());
+  gchar *last = g_strdup_printf ("f%u", n - 1);
+  GstElement *f = gst_bin_get_by_name (GST_BIN (h->element), last);
+  GstPad *pad = gst_element_get_static_pad (f, "sink");
+  gst_pad_add_probe (pad, GST_PAD_PROBE_TYPE_BUFFER, record_pending_effects,
+      &seen, NULL);
+  gst_object_unref (pad);
+  gst_object_unref (f);
+  g_free (last);
+  return h;
+}
+
+/* Three zcfilters of point effects (videobalance's and gamma's, invert):
+ * the frame is what the three passes would make of it, on every format.
+ * On the CPU backend the first two leave their steps to the third, which
+ * runs all three in one pass; on the GPU each runs its own kernel. */
+GST_START_TEST (test_filter_chain_runs_effects_in_one_pass)
+{
+  const std::vector < ZcFilterSetting > steps = {
+    {"invert", 0.0, 1.0, 1.0, TRUE},
+    {"contrast1.3+saturation1.4", 0.0, 1.3, 1.0, FALSE, 1.4},
+    {"gamma0.7+hue0.2", 0.0, 1.0, 0.7, FALSE, 1.0, 0.2},
+  };
+  const bool cpu = !zc_test_have_gpu ();
+  for (GstVideoFormat fmt:zc_filter_formats) {
+    for (auto size : { std::make_pair (37, 19), std::make_pair (64, 32) }) {
+      std::vector < bool > seen;
+      GstHarness *h = new_chain (3, "", seen);
+      /* set before the caps, as on a gst-launch line: the elements are
+       * negotiated out of passthrough, for every frame to be fused */
+      set_chain (h, steps);
+      gst_harness_set_src_caps (h, zc_test_raw_caps (fmt, size.first,
+              size.second));
+      std::string what = std::string (gst_video_format_to_string (fmt)) +
+          " " + std::to_string (size.first) + "x" +
+          std::to_string (size.second);
+      for (guint32 i = 0; i < 2; i++) {
+        bool left = run_chain_frame (h, fmt, size.first, size.second, steps,
+            seen, 77 + i, what);
+        fail_unless (left == cpu, "%s: the frame %s point effects left to "
+            "the last zcfilter, on the %s backend", what.c_str (),
+            left ? "carried" : "did not carry", cpu ? "CPU" : "CUDA");
+      }
+      gst_harness_teardown (h);
+    }
+  }
+}
+
+GST_END_TEST;
+
+/* Effects switched on and off in the middle of a chain while it plays:
+ * every frame is what the settings of that frame make of it, whichever
+ * zcfilter has nothing to do (it passes the steps on to the next zcfilter,
+ * or runs them when it is the last). */
+GST_START_TEST (test_filter_chain_follows_property_changes)
+{
+  const ZcFilterSetting none = { "none", 0.0, 1.0, 1.0, FALSE };
+  const ZcFilterSetting inv = { "invert", 0.0, 1.0, 1.0, TRUE };
+  const ZcFilterSetting con = { "contrast1.5", 0.0, 1.5, 1.0, FALSE };
+  const ZcFilterSetting gam = { "gamma1.8", 0.0, 1.0, 1.8, FALSE };
+  const ZcFilterSetting sat = { "saturation0.3", 0.0, 1.0, 1.0, FALSE, 0.3 };
+  const std::vector < std::vector < ZcFilterSetting >> frames = {
+    {inv, none, con},
+    {inv, gam, con},
+    {inv, gam, none},
+    {none, none, none},
+    {none, sat, none},
+    {con, none, none},
+    {inv, con, gam},
+  };
+  for (GstVideoFormat fmt:{GST_VIDEO_FORMAT_RGBA, GST_VIDEO_FORMAT_NV12,
+          GST_VIDEO_FORMAT_YUY2}) {
+    std::vector < bool > seen;
+    GstHarness *h = new_chain (3, "", seen);
+    gst_harness_set_src_caps (h, zc_test_raw_caps (fmt, 33, 18));
+    for (guint i = 0; i < frames.size (); i++) {
+      std::string what = std::string (gst_video_format_to_string (fmt)) +
+          " frame " + std::to_string (i);
+      run_chain_frame (h, fmt, 33, 18, frames[i], seen, 300 + i, what);
+    }
+    gst_harness_teardown (h);
+  }
+}
+
+GST_END_TEST;
+
+/* Only a zcfilter runs steps left to it: an element between two zcfilters
+ * that could look at the pixels (identity here, which passes the
+ * ALLOCATION query on as it is) means each zcfilter runs its own. */
+GST_START_TEST (test_filter_chain_effects_not_left_across_other_elements)
+{
+  const std::vector < ZcFilterSetting > steps = {
+    {"invert", 0.0, 1.0, 1.0, TRUE},
+    {"contrast1.3", 0.0, 1.3, 1.0, FALSE},
+  };
+  for (const gchar *between : {" ! identity", " ! tee"}) {
+    std::vector < bool > seen;
+    GstHarness *h = new_chain (2, between, seen);
+    set_chain (h, steps);
+    gst_harness_set_src_caps (h, zc_test_raw_caps (GST_VIDEO_FORMAT_RGBA, 40,
+            20));
+    for (guint32 i = 0; i < 2; i++) {
+      bool left = run_chain_frame (h, GST_VIDEO_FORMAT_RGBA, 40, 20, steps,
+          seen, 500 + i, between);
+      fail_if (left, "%s: a zcfilter left its effects across it", between);
+    }
+    gst_harness_teardown (h);
+  }
+}
+
+GST_END_TEST;
+
 static Suite *
 zcfilter_suite (void)
 {
@@ -666,6 +915,9 @@ zcfilter_suite (void)
   tcase_add_test (tc, test_filter_crop_larger_than_frame_is_an_error);
   tcase_add_test (tc, test_filter_different_caps_are_not_passthrough);
   tcase_add_test (tc, test_filter_spatial_effects_match_reference);
+  tcase_add_test (tc, test_filter_chain_runs_effects_in_one_pass);
+  tcase_add_test (tc, test_filter_chain_follows_property_changes);
+  tcase_add_test (tc, test_filter_chain_effects_not_left_across_other_elements);
   return s;
 }
 
