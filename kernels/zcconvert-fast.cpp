@@ -57,6 +57,68 @@ row_4to4(const uint8_t *s, uint8_t *d, int w, const int sel[4], uint32_t fill)
   }
 }
 
+/* row_4to4() with the permutation known to the compiler: constant shifts,
+ * which GCC vectorises with SSE2 too (the shifts by variables above need
+ * AVX2's per-lane shifts): a 3840x2160 RGBA to BGRA row loop, 2.8 ms on
+ * one core against 8 ms. */
+template <int S0, int S1, int S2, int S3>
+void
+row_perm(const uint8_t *s, uint8_t *d, int w, uint32_t fill)
+{
+  for (int x = 0; x < w; x++) {
+    uint32_t v;
+    std::memcpy(&v, s + 4 * (size_t)x, 4);
+    const uint32_t o = ((v >> (8 * S0)) & 0xffu)
+                       | (((v >> (8 * S1)) & 0xffu) << 8)
+                       | (((v >> (8 * S2)) & 0xffu) << 16)
+                       | (((v >> (8 * S3)) & 0xffu) << 24) | fill;
+    std::memcpy(d + 4 * (size_t)x, &o, 4);
+  }
+}
+
+using Row4 = void (*)(const uint8_t *, uint8_t *, int, uint32_t);
+
+template <int S0, int S1, int S2, int S3>
+void
+match_perm(const int sel[4], Row4 *row)
+{
+  if (!*row && sel[0] == S0 && sel[1] == S1 && sel[2] == S2 && sel[3] == S3)
+    *row = row_perm<S0, S1, S2, S3>;
+}
+
+/* The loop for a permutation of the four bytes (every pair of 4-byte
+ * R'G'B' formats), or null. */
+Row4
+perm_row(const int sel[4])
+{
+  Row4 row = nullptr;
+  match_perm<0, 1, 2, 3>(sel, &row);
+  match_perm<0, 1, 3, 2>(sel, &row);
+  match_perm<0, 2, 1, 3>(sel, &row);
+  match_perm<0, 2, 3, 1>(sel, &row);
+  match_perm<0, 3, 1, 2>(sel, &row);
+  match_perm<0, 3, 2, 1>(sel, &row);
+  match_perm<1, 0, 2, 3>(sel, &row);
+  match_perm<1, 0, 3, 2>(sel, &row);
+  match_perm<1, 2, 0, 3>(sel, &row);
+  match_perm<1, 2, 3, 0>(sel, &row);
+  match_perm<1, 3, 0, 2>(sel, &row);
+  match_perm<1, 3, 2, 0>(sel, &row);
+  match_perm<2, 0, 1, 3>(sel, &row);
+  match_perm<2, 0, 3, 1>(sel, &row);
+  match_perm<2, 1, 0, 3>(sel, &row);
+  match_perm<2, 1, 3, 0>(sel, &row);
+  match_perm<2, 3, 0, 1>(sel, &row);
+  match_perm<2, 3, 1, 0>(sel, &row);
+  match_perm<3, 0, 1, 2>(sel, &row);
+  match_perm<3, 0, 2, 1>(sel, &row);
+  match_perm<3, 1, 0, 2>(sel, &row);
+  match_perm<3, 1, 2, 0>(sel, &row);
+  match_perm<3, 2, 0, 1>(sel, &row);
+  match_perm<3, 2, 1, 0>(sel, &row);
+  return row;
+}
+
 /* Any other pair (3 bytes on one side or both). */
 void
 row_bytes(const uint8_t *s, int sps, uint8_t *d, int dps, int w,
@@ -90,12 +152,15 @@ fast_repack(const Plan &P, unsigned n_threads, bool run)
 
   const int w = P.dw;
   const int sps = P.si.pstride, dps = P.di.pstride;
+  const Row4 perm = sps == 4 && dps == 4 ? perm_row(sel) : nullptr;
   const unsigned n = parallel_threads(P.dh, n_threads, w, kMinPixelsPerThread);
   parallel_rows(P.dh, n, [&](int y0, int y1) {
     for (int y = y0; y < y1; y++) {
       const uint8_t *s = P.sp[0] + (size_t)y * P.ss[0];
       uint8_t *d = P.dp[0] + (size_t)y * P.ds[0];
-      if (sps == 4 && dps == 4)
+      if (perm)
+        perm(s, d, w, fill);
+      else if (sps == 4 && dps == 4)
         row_4to4(s, d, w, sel, fill);
       else
         row_bytes(s, sps, d, dps, w, sel);
