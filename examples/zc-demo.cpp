@@ -131,7 +131,8 @@ copy_sample(GstSample *sample)
   GstMapInfo map;
   if (!gst_buffer_map(src, &map, GST_MAP_READ))
     return nullptr;
-  GstBuffer *dst = gst_buffer_new_memdup(map.data, map.size);
+  GstBuffer *dst = gst_buffer_new_allocate(nullptr, map.size, nullptr);
+  gst_buffer_fill(dst, 0, map.data, map.size);
   gst_buffer_unmap(src, &map);
   gst_buffer_copy_into(dst, src, GST_BUFFER_COPY_METADATA, 0, -1);
   GstSample *copy = gst_sample_new(dst, gst_sample_get_caps(sample),

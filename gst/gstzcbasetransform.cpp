@@ -1125,7 +1125,8 @@ gst_zc_base_transform_copy_frame_gpu (GstZcBaseTransform * self,
     GstBuffer * inbuf, GstBuffer * outbuf)
 {
   auto *priv = get_priv (self);
-  const GstVideoInfo *info = &priv->in_info;
+  /* not const: gst_video_frame_map() takes a non-const info before 1.20 */
+  GstVideoInfo *info = &priv->in_info;
   gint dev = gst_zc_context_get_device_id (priv->context);
   GstZcMemory *in_mem = gst_zc_buffer_gpu_memory (inbuf, dev);
   GstZcMemory *out_mem = gst_zc_buffer_gpu_memory (outbuf, dev);

@@ -7,6 +7,8 @@
 #include <gst/video/video.h>
 #include <gst/zerocopy/zerocopy.h>
 
+#include "gstzccompat.h"
+
 G_BEGIN_DECLS
 
 #define GST_TYPE_ZC_BASE_TRANSFORM (gst_zc_base_transform_get_type ())

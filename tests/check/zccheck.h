@@ -139,6 +139,26 @@ zc_test_stats_to_string (GstElement * element)
   return ret;
 }
 
+/* Whether the GStreamer this test runs against (whose elements are the
+ * references some tests compare with) is @major.@minor or newer */
+static inline gboolean
+zc_test_gst_at_least (guint major, guint minor)
+{
+  guint ma, mi, micro, nano;
+  gst_version (&ma, &mi, &micro, &nano);
+  return ma > major || (ma == major && mi >= minor);
+}
+
+/* gst_video_frame_map() for a const @info: before GStreamer 1.20 it takes a
+ * non-const one (it only reads it, into frame->info). */
+static inline gboolean
+zc_test_frame_map (GstVideoFrame * frame, const GstVideoInfo * info,
+    GstBuffer * buf, GstMapFlags flags)
+{
+  GstVideoInfo copy = *info;
+  return gst_video_frame_map (frame, &copy, buf, flags);
+}
+
 /* @buf's bytes in system memory, with its flags, timestamps and the plane
  * layout of its video meta. Not gst_buffer_copy_deep (): that allocates
  * from the zero-copy allocator again; and gst_buffer_copy_into () with
@@ -150,7 +170,8 @@ zc_test_system_copy (GstBuffer * buf)
 {
   GstMapInfo map;
   fail_unless (gst_buffer_map (buf, &map, GST_MAP_READ));
-  GstBuffer *copy = gst_buffer_new_memdup (map.data, map.size);
+  GstBuffer *copy = gst_buffer_new_allocate (NULL, map.size, NULL);
+  gst_buffer_fill (copy, 0, map.data, map.size);
   gst_buffer_unmap (buf, &map);
   fail_unless (gst_buffer_copy_into (copy, buf, (GstBufferCopyFlags)
           (GST_BUFFER_COPY_FLAGS | GST_BUFFER_COPY_TIMESTAMPS), 0, -1));
