@@ -28,10 +28,10 @@ b=build-aarch64
 if [[ ! -f $b/meson-private/coredata.dat ]]; then
   say "configuring $b (CPU backend; no CUDA, no nvcodec, no introspection)"
   meson setup "$b" --cross-file tools/cross/aarch64-linux-gnu.ini \
-    -Dcuda=disabled -Dnvcodec=disabled -Dintrospection=disabled
+    -Dcuda-backend=disabled -Dnvcodec=disabled -Dintrospection=disabled
 fi
 say "building"
-meson compile -C "$b"
+ninja -C "$b"
 file "$b/gst/libgstzerocopy.so"
 say "testing under qemu-aarch64"
 # qemu-user runs the test programs, but not the plugin scanner GStreamer

@@ -47,9 +47,9 @@ else
     --buildtype=release -Dtests=disabled -Dexamples=disabled >/dev/null
 fi
 echo "==> Building"
-meson compile -C "$bdir" >/dev/null
+ninja -C "$bdir" >/dev/null
 echo "==> Installing into a staging tree"
-DESTDIR="$stage/root" meson install -C "$bdir" --quiet
+DESTDIR="$stage/root" meson install -C "$bdir" >/dev/null
 
 # Split the staged tree into the two packages
 run="$stage/run"

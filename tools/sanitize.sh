@@ -66,7 +66,7 @@ if [[ $mode == address ]]; then
 else
   sanitize=thread
 fi
-options=(-Dcuda=disabled "-Db_sanitize=$sanitize" -Db_lundef=false
+options=(-Dcuda-backend=disabled "-Db_sanitize=$sanitize" -Db_lundef=false
   -Dbuildtype=debug -Doptimization=1)
 if [[ -f "$build/meson-private/coredata.dat" ]]; then
   echo "==> Reconfiguring $build: ${options[*]}"
@@ -76,7 +76,7 @@ else
   meson setup "$build" "${options[@]}"
 fi
 echo "==> Building $build"
-meson compile -C "$build" -j "${SANITIZE_JOBS:-$(nproc)}"
+ninja -C "$build" -j "${SANITIZE_JOBS:-$(nproc)}"
 
 # ---------------------------------------------------------------------------
 # The sanitizer runtime the plugin links, and the scanner wrapper
