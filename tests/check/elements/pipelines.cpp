@@ -23,12 +23,20 @@ GST_START_TEST (test_chain_inverts_without_copies)
 {
   /* A solid colour so every output pixel is known. 640 wide: rows of the
    * pool are 128-byte aligned already, so appsink (no GstVideoMeta) needs
-   * no repack either. */
-  GstElement *p = zc_test_parse ("videotestsrc num-buffers=10 "
-      "pattern=solid-color foreground-color=0x80204060 ! "
+   * no repack either. Alpha 0x80, which invert must leave alone. Before
+   * GStreamer 1.20, videotestsrc leaks a GstCaps in its fixate function
+   * whenever the foreground colour is not opaque (its alpha-only caps are
+   * never unreffed; seen on 1.18.4), which the leaks tracer fails the
+   * program for: there the colour is opaque, and an alpha of 0xff still
+   * shows an inverted alpha (0x00). */
+  const guint alpha = zc_test_gst_at_least (1, 20) ? 0x80 : 0xff;
+  gchar *desc = g_strdup_printf ("videotestsrc num-buffers=10 "
+      "pattern=solid-color foreground-color=0x%02x204060 ! "
       "video/x-raw,format=RGBA,width=640,height=480 ! zcupload name=up ! "
       "zcfilter name=f invert=true ! zcdownload name=down ! "
-      "appsink name=sink sync=false");
+      "appsink name=sink sync=false", alpha);
+  GstElement *p = zc_test_parse (desc);
+  g_free (desc);
   GstElement *sink = zc_test_get_by_name (p, "sink");
   gst_element_set_state (p, GST_STATE_PLAYING);
   for (int i = 0; i < 10; i++) {
@@ -48,7 +56,7 @@ GST_START_TEST (test_chain_inverts_without_copies)
           + y * GST_VIDEO_FRAME_PLANE_STRIDE (&f, 0);
       for (gint x = 0; x < 640 && ok; x++)
         ok = row[4 * x] == 255 - 0x20 && row[4 * x + 1] == 255 - 0x40 &&
-            row[4 * x + 2] == 255 - 0x60 && row[4 * x + 3] == 0x80;
+            row[4 * x + 2] == 255 - 0x60 && row[4 * x + 3] == alpha;
     }
     gst_video_frame_unmap (&f);
     gst_sample_unref (s);
