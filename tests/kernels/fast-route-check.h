@@ -21,6 +21,39 @@
 
 namespace zc_test {
 
+/* The 22 formats of the kernels */
+inline constexpr zc::PixFmt kAllFormats[] = {
+  zc::PixFmt::RGBA,      zc::PixFmt::BGRA,     zc::PixFmt::RGBx,
+  zc::PixFmt::BGRx,      zc::PixFmt::ARGB,     zc::PixFmt::ABGR,
+  zc::PixFmt::xRGB,      zc::PixFmt::xBGR,     zc::PixFmt::RGB,
+  zc::PixFmt::BGR,       zc::PixFmt::GRAY8,    zc::PixFmt::GRAY16_LE,
+  zc::PixFmt::NV12,      zc::PixFmt::NV21,     zc::PixFmt::I420,
+  zc::PixFmt::YV12,      zc::PixFmt::Y42B,     zc::PixFmt::Y444,
+  zc::PixFmt::YUY2,      zc::PixFmt::UYVY,     zc::PixFmt::P010_10LE,
+  zc::PixFmt::I420_10LE,
+};
+
+/* Y'CbCr or GRAY (the formats after the R'G'B' ones) */
+inline bool
+is_yuv(zc::PixFmt f)
+{
+  return (int)f >= (int)zc::PixFmt::GRAY8;
+}
+
+inline float
+uniform(float lo, float hi)
+{
+  return std::uniform_real_distribution<float>(lo, hi)(g_rng);
+}
+
+/* A frame size of the tests, with its row padding, misalignment and
+ * thread count */
+struct Size
+{
+  int w, h, pad, misalign;
+  unsigned threads;
+};
+
 /* A frame in ordinary memory: planes one after the other, each row `pad`
  * bytes longer than it needs, the first plane `misalign` bytes past a
  * 64-byte boundary (to reach the unaligned loops). */

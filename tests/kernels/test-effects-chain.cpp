@@ -14,21 +14,6 @@
 using zc::PixFmt;
 using namespace zc_test;
 
-static const PixFmt all_formats[] = {
-  PixFmt::RGBA,      PixFmt::BGRA,     PixFmt::RGBx,      PixFmt::BGRx,
-  PixFmt::ARGB,      PixFmt::ABGR,     PixFmt::xRGB,      PixFmt::xBGR,
-  PixFmt::RGB,       PixFmt::BGR,      PixFmt::GRAY8,     PixFmt::GRAY16_LE,
-  PixFmt::NV12,      PixFmt::NV21,     PixFmt::I420,      PixFmt::YV12,
-  PixFmt::Y42B,      PixFmt::Y444,     PixFmt::YUY2,      PixFmt::UYVY,
-  PixFmt::P010_10LE, PixFmt::I420_10LE,
-};
-
-static float
-uniform(float lo, float hi)
-{
-  return std::uniform_real_distribution<float>(lo, hi)(g_rng);
-}
-
 static int
 pick(int lo, int hi)
 {
@@ -72,12 +57,6 @@ random_step()
   return p;
 }
 
-static bool
-is_yuv(PixFmt f)
-{
-  return (int)f >= (int)PixFmt::GRAY8;
-}
-
 /* a and b hold the same bytes, padding included */
 static bool
 same_bytes(const std::string &name, const HostFrame &a, const HostFrame &b)
@@ -102,12 +81,6 @@ copy_frame(const HostFrame &from, HostFrame *to)
   for (int i = 0; i < zc::pixfmt_n_planes(from.desc.fmt); i++)
     std::memcpy(to->desc.planes[i], from.desc.planes[i], from.plane_bytes(i));
 }
-
-struct Size
-{
-  int w, h, pad, misalign;
-  unsigned threads;
-};
 
 static const Size sizes[] = {
   {33, 17, 0, 0, 1}, {64, 48, 12, 0, 3}, {37, 5, 5, 1, 2},
@@ -178,7 +151,7 @@ check_three_filters()
   steps[0].invert = true;
   steps[1].contrast = 1.2f;
   steps[2].gamma = 1.5f;
-  for (PixFmt f : all_formats)
+  for (PixFmt f : kAllFormats)
     for (const Size &z : sizes)
       check_chain("invert, contrast, gamma", f, z, 0, steps, 3);
 }
@@ -187,7 +160,7 @@ static void
 check_random_chains()
 {
   for (int round = 0; round < 6; round++) {
-    for (PixFmt f : all_formats) {
+    for (PixFmt f : kAllFormats) {
       const int n_ranges = is_yuv(f) ? 3 : 1;
       for (const Size &z : sizes) {
         for (int r = 0; r < n_ranges; r++) {

@@ -14,15 +14,6 @@
 using zc::PixFmt;
 using namespace zc_test;
 
-static const PixFmt all_formats[] = {
-  PixFmt::RGBA,      PixFmt::BGRA,     PixFmt::RGBx,      PixFmt::BGRx,
-  PixFmt::ARGB,      PixFmt::ABGR,     PixFmt::xRGB,      PixFmt::xBGR,
-  PixFmt::RGB,       PixFmt::BGR,      PixFmt::GRAY8,     PixFmt::GRAY16_LE,
-  PixFmt::NV12,      PixFmt::NV21,     PixFmt::I420,      PixFmt::YV12,
-  PixFmt::Y42B,      PixFmt::Y444,     PixFmt::YUY2,      PixFmt::UYVY,
-  PixFmt::P010_10LE, PixFmt::I420_10LE,
-};
-
 struct Effects
 {
   const char *name;
@@ -77,12 +68,6 @@ params_of(const Effects &e)
   return p;
 }
 
-static float
-uniform(float lo, float hi)
-{
-  return std::uniform_real_distribution<float>(lo, hi)(g_rng);
-}
-
 /* A random setting: each effect on with probability 1/2. */
 static zc::ConvertParams
 random_params()
@@ -106,18 +91,6 @@ random_params()
   return p;
 }
 
-static bool
-is_yuv(PixFmt f)
-{
-  return (int)f >= (int)PixFmt::GRAY8;
-}
-
-struct Size
-{
-  int w, h, pad, misalign;
-  unsigned threads;
-};
-
 static const Size sizes[] = {
   {33, 17, 0, 0, 1},  {64, 48, 12, 0, 3},  {37, 5, 5, 1, 2},
   {1, 1, 0, 0, 1},    {2, 3, 3, 1, 0},     {1920, 8, 0, 0, 0},
@@ -133,7 +106,7 @@ static void
 check_setting(const std::string &what, const zc::ConvertParams &p,
               bool all_sizes)
 {
-  for (PixFmt f : all_formats) {
+  for (PixFmt f : kAllFormats) {
     const int n_ranges = is_yuv(f) ? 3 : 1;
     for (const Size &z : sizes) {
       if (!all_sizes && z.w * z.h > 4096)
