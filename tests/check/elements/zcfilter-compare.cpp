@@ -541,6 +541,25 @@ GST_END_TEST;
  * with other taps or phases lands tens of code values away. */
 static const guint kScaleTolerance = 3;
 
+/* GStreamer 1.22's cubic resampler gives other values on aarch64 than on
+ * x86-64 for the same frame (99x51 to 33x17: 50 of 1683 bytes of RGB by
+ * up to 4, 68 of 2244 of RGBA by up to 3, seen under qemu-aarch64; the
+ * same with ORC_CODE=backup, so not ORC's code), while
+ * zcfilter's are the same bytes on both (compared with a hash of its
+ * output under qemu-aarch64). On aarch64 mitchell is compared with one
+ * more code value of tolerance, the spread GStreamer adds there. */
+static guint
+scale_tolerance (const gchar * gst_method)
+{
+#if defined(__aarch64__)
+  if (g_str_equal (gst_method, "mitchell"))
+    return kScaleTolerance + 1;
+#else
+  (void) gst_method;
+#endif
+  return kScaleTolerance;
+}
+
 struct ScaleMethod
 {
   const gchar *zc;              /* zcfilter's method */
@@ -608,8 +627,8 @@ GST_START_TEST (test_scale_matches_videoscale)
       compare_with_reference (ref, props, scale_formats[f], sc[0], sc[1],
           20000u + 1000u * __i__ + 10u * f + 100u * c,
           scale_margin (m.taps, sc[0], sc[2]),
-          scale_margin (m.taps, sc[1], sc[3]), nearest ? 0 : kScaleTolerance,
-          r);
+          scale_margin (m.taps, sc[1], sc[3]),
+          nearest ? 0 : scale_tolerance (m.gst), r);
       g_free (ref);
       results.push_back (std::move (r));
     }
