@@ -535,7 +535,9 @@ void
 fill_frame (GstBuffer *buf, const GstVideoInfo *info)
 {
   GstVideoFrame frame;
-  if (!gst_video_frame_map (&frame, info, buf, GST_MAP_WRITE))
+  /* gst_video_frame_map() takes a non-const info before GStreamer 1.20 */
+  GstVideoInfo vi = *info;
+  if (!gst_video_frame_map (&frame, &vi, buf, GST_MAP_WRITE))
     return;
   for (guint p = 0; p < GST_VIDEO_FRAME_N_PLANES (&frame); p++) {
     guint8 *data = (guint8 *)GST_VIDEO_FRAME_PLANE_DATA (&frame, p);
@@ -1376,6 +1378,17 @@ write_json (const std::string &path, const std::vector<Row> &rows,
   return fclose (f) == 0;
 }
 
+/* Whether a child g_spawn_sync() waited for exited with status 0 */
+bool
+spawn_succeeded (gint status)
+{
+#if GLIB_CHECK_VERSION(2, 70, 0)
+  return g_spawn_check_wait_status (status, nullptr);
+#else
+  return g_spawn_check_exit_status (status, nullptr);
+#endif
+}
+
 int
 usage ()
 {
@@ -1569,7 +1582,7 @@ main (int argc, char **argv)
     gint status = 1;
     if (!g_spawn_sync (nullptr, (gchar **)args, nullptr, G_SPAWN_SEARCH_PATH,
                        nullptr, nullptr, nullptr, nullptr, &status, nullptr)
-        || !g_spawn_check_wait_status (status, nullptr))
+        || !spawn_succeeded (status))
       g_printerr ("zc-bench: %s did not write %s (python3 with matplotlib "
                   "needed; set PYTHON to choose the interpreter)\n",
                   ZC_BENCH_CHART, o.png.c_str ());
