@@ -83,9 +83,8 @@ acquire_staging (GstZcDownload * self, GstBuffer ** outbuf)
   auto *base = GST_ZC_BASE_TRANSFORM (self);
 
   if (!self->staging_pool) {
-    GstCaps *caps = gst_video_info_to_caps
-        (gst_zc_base_transform_get_out_info (base));
     GstVideoInfo info = *gst_zc_base_transform_get_out_info (base);
+    GstCaps *caps = gst_video_info_to_caps (&info);
     GstBufferPool *pool = gst_zc_buffer_pool_new
         (gst_zc_base_transform_get_context (base), GST_ZC_MEMORY_TYPE_MAPPED);
     if (pool) {

@@ -460,9 +460,13 @@ struct GpuBuffer
   bool upload(const std::vector<uint8_t> &v)
   {
     std::memcpy(host, v.data(), size);
+    /* From pageable memory cudaMemcpy may return before the DMA has
+     * landed, and the kernels run on a non-blocking stream, which is not
+     * ordered after the legacy default stream: wait for the copy. */
     if (kind == MemKind::kDevice)
       return cuda_ok(cudaMemcpy(dev, host, size, cudaMemcpyHostToDevice),
-                     "cudaMemcpy H2D");
+                     "cudaMemcpy H2D")
+             && cuda_ok(cudaDeviceSynchronize(), "cudaDeviceSynchronize");
     return true;
   }
 
