@@ -1,10 +1,17 @@
 #!/usr/bin/env bash
 # The README's commands where the users are, each in a fresh minimal Debian
-# chroot made by ../shared/tools/fresh-debian.sh from the committed HEAD:
+# or Ubuntu chroot made from the committed HEAD (../shared/tools/fresh-debian.sh,
+# tools/fresh-ubuntu.sh):
 #
 #   bookworm, bookworm-cuda, trixie, trixie-cuda, bullseye, bullseye-cuda
 #       ./tools/test.sh (the README's test command), with and without the
 #       CUDA toolkit visible
+#   focal, jammy, jammy-cuda, noble, noble-cuda
+#       the same in fresh Ubuntu 20.04, 22.04 and 24.04 chroots made by
+#       tools/fresh-ubuntu.sh (the bases of JetPack 5, 6 and 7: GStreamer
+#       1.16, 1.20, 1.24, meson 0.53, 0.61, 1.3). No focal-cuda: the CUDA
+#       toolkit here is 13.0, which does not support Ubuntu 20.04 (JetPack
+#       5 has CUDA 11.4)
 #   aarch64
 #       Debian 12: tools/cross-aarch64.sh, the CPU backend built for 64-bit
 #       Arm with Debian's cross toolchain, its suites run under qemu-user
@@ -38,12 +45,17 @@ pkg-config --modversion gstreamer-zerocopy-1.0 &&
 /usr/bin/python3 /root/gst-zerocopy/tests/gir/gstzc-gi.py'
 
 rows=("$@")
-((${#rows[@]})) || rows=(bookworm bookworm-cuda trixie trixie-cuda bullseye bullseye-cuda aarch64 install)
+((${#rows[@]})) || rows=(bookworm bookworm-cuda trixie trixie-cuda bullseye bullseye-cuda
+  focal jammy jammy-cuda noble noble-cuda aarch64 install)
 
 failed=0
 for row in "${rows[@]}"; do
   suite=${row%-cuda}
+  chroot_tool=$fresh
   args=(--suite "$suite")
+  case $suite in
+    focal|jammy|noble) chroot_tool=$root/tools/fresh-ubuntu.sh; args=(--release "$suite") ;;
+  esac
   [[ "$row" == *-cuda ]] && args+=(--cuda)
   cmd='./tools/test.sh'
   if [[ "$row" == install ]]; then
@@ -55,7 +67,7 @@ for row in "${rows[@]}"; do
   fi
   log="$logs/$row.log"
   start=$(date +%s)
-  "$fresh" "${args[@]}" "$cmd" >"$log" 2>&1
+  "$chroot_tool" "${args[@]}" "$cmd" >"$log" 2>&1
   rc=$?
   secs=$(($(date +%s) - start))
   counts=$(grep -E '^(Ok|Fail|Skipped|Timeout): ' "$log" | tr -s ' ' | tr '\n' ' ')
