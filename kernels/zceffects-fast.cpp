@@ -458,7 +458,9 @@ template <int OR, int OG, int OB, int OA, int PS>
 void
 rgb_chunk(const uint8_t *in, uint8_t *out, const RgbStages *st, int n_steps)
 {
-  uint8_t r[kChunk], g[kChunk], b[kChunk], a[kChunk];
+  /* a: unused where the format has no alpha byte (GCC 9 says so) */
+  uint8_t r[kChunk], g[kChunk], b[kChunk];
+  [[maybe_unused]] uint8_t a[kChunk];
   for (int k = 0; k < kChunk; k++) {
     r[k] = in[k * PS + OR];
     g[k] = in[k * PS + OG];

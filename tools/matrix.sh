@@ -6,12 +6,13 @@
 #   bookworm, bookworm-cuda, trixie, trixie-cuda, bullseye, bullseye-cuda
 #       ./tools/test.sh (the README's test command), with and without the
 #       CUDA toolkit visible
-#   focal, jammy, jammy-cuda, noble, noble-cuda
+#   focal, focal-cuda, jammy, jammy-cuda, noble, noble-cuda
 #       the same in fresh Ubuntu 20.04, 22.04 and 24.04 chroots made by
 #       tools/fresh-ubuntu.sh (the bases of JetPack 5, 6 and 7: GStreamer
-#       1.16, 1.20, 1.24, meson 0.53, 0.61, 1.3). No focal-cuda: the CUDA
-#       toolkit here is 13.0, which does not support Ubuntu 20.04 (JetPack
-#       5 has CUDA 11.4)
+#       1.16, 1.20, 1.24, meson 0.53, 0.61, 1.3). The CUDA toolkit here is
+#       13.0, which NVIDIA does not ship for Ubuntu 20.04 (JetPack 5 has
+#       11.4): focal-cuda checks that meson 0.53 and GCC 9 build the CUDA
+#       backend, not a system a user would have
 #   aarch64
 #       Debian 12: tools/cross-aarch64.sh, the CPU backend built for 64-bit
 #       Arm with Debian's cross toolchain, its suites run under qemu-user
@@ -46,7 +47,7 @@ pkg-config --modversion gstreamer-zerocopy-1.0 &&
 
 rows=("$@")
 ((${#rows[@]})) || rows=(bookworm bookworm-cuda trixie trixie-cuda bullseye bullseye-cuda
-  focal jammy jammy-cuda noble noble-cuda aarch64 install)
+  focal focal-cuda jammy jammy-cuda noble noble-cuda aarch64 install)
 
 failed=0
 for row in "${rows[@]}"; do
