@@ -487,6 +487,12 @@ gst_zc_base_transform_stop (GstBaseTransform * trans)
     gst_caps_unref (m.caps);
   }
   priv->made_pools.clear ();
+  /* Wrapped frames of upstream (adopted, or nvcodec's) go back to their
+   * owners once the GPU is done with them, on the allocator's thread:
+   * none stays held past stop. */
+  for (GstAllocator * a : {priv->wrap_mapped, priv->wrap_device})
+    if (a)
+      gst_zc_allocator_wait_released (a);
   gst_clear_object (&priv->wrap_mapped);
   gst_clear_object (&priv->wrap_device);
   gst_clear_object (&priv->context);

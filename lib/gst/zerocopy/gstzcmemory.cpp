@@ -31,8 +31,11 @@
 #include "gstzcmemory.h"
 #include "gstzccuda-private.h"
 
+#include <condition_variable>
+#include <deque>
 #include <mutex>
 #include <new>
+#include <thread>
 #include <vector>
 #include <stdlib.h>
 #include <string.h>
@@ -66,6 +69,32 @@ struct _GstZcMemoryPrivate
   gpointer release_data = nullptr;
 };
 
+#if GST_ZC_HAVE_CUDA
+/* A wrapped memory whose last user let go while the GPU may still read
+ * it: its owner gets the bytes back once the fence is done. */
+struct PendingRelease
+{
+  cudaEvent_t fence;
+  int device_id;
+  GDestroyNotify release;
+  gpointer release_data;
+};
+
+/* The allocator's release thread waits on those fences, so that the
+ * thread that dropped a wrapped memory (a streaming thread, right after
+ * it queued the kernel that reads it) never waits for the GPU. */
+struct ReleaseQueue
+{
+  std::mutex lock;
+  std::condition_variable wake;         /* something pending, or stop */
+  std::condition_variable drained;      /* nothing pending or in hand */
+  std::deque < PendingRelease > pending;
+  bool busy = false;            /* the thread holds one */
+  bool stop = false;
+  std::thread thread;
+};
+#endif
+
 struct _GstZcAllocator
 {
   GstAllocator parent;
@@ -81,6 +110,9 @@ struct _GstZcAllocator
   /* fences of wrapped memories that were freed, for the next ones: a
    * wrapper per frame must not create an event per frame (under lock) */
   std::vector < cudaEvent_t > *spare_fences;
+  /* wrapped memories given back after their fence (created on first use,
+   * under lock) */
+  ReleaseQueue *releases;
 #endif
 };
 
@@ -533,6 +565,57 @@ gst_zc_allocator_alloc (GstAllocator * allocator, gsize size,
   return GST_MEMORY_CAST (mem);
 }
 
+#if GST_ZC_HAVE_CUDA
+static void
+release_thread_main (GstZcAllocator * self, ReleaseQueue * q)
+{
+  std::unique_lock < std::mutex > lk (q->lock);
+  for (;;) {
+    q->wake.wait (lk,[q] {
+          return q->stop || !q->pending.empty ();
+        });
+    if (q->pending.empty ())
+      break;                    /* stopping, and everything given back */
+    PendingRelease p = q->pending.front ();
+    q->pending.pop_front ();
+    q->busy = true;
+    lk.unlock ();
+    {
+      gst_zc::DeviceScope scope (p.device_id);
+      GST_ZC_CUDA_OK (cudaEventSynchronize (p.fence));
+    }
+    {
+      std::lock_guard < std::mutex > alk (*self->lock);
+      self->spare_fences->push_back (p.fence);
+    }
+    p.release (p.release_data);
+    lk.lock ();
+    q->busy = false;
+    if (q->pending.empty ())
+      q->drained.notify_all ();
+  }
+}
+
+/* Hands @p to the release thread, which is started on first use */
+static void
+defer_release (GstZcAllocator * self, const PendingRelease & p)
+{
+  ReleaseQueue *q;
+  {
+    std::lock_guard < std::mutex > alk (*self->lock);
+    if (!self->releases) {
+      self->releases = new ReleaseQueue;
+      self->releases->thread = std::thread (release_thread_main, self,
+          self->releases);
+    }
+    q = self->releases;
+  }
+  std::lock_guard < std::mutex > lk (q->lock);
+  q->pending.push_back (p);
+  q->wake.notify_one ();
+}
+#endif
+
 static void
 gst_zc_allocator_free (GstAllocator *, GstMemory * memory)
 {
@@ -543,15 +626,21 @@ gst_zc_allocator_free (GstAllocator *, GstMemory * memory)
 #if GST_ZC_HAVE_CUDA
     if (priv->fence) {
       gst_zc::DeviceScope scope (priv->device_id);
+      auto *alloc = (GstZcAllocator *) memory->allocator;
       /* Memory goes back only when no buffer holds it; the GPU may still be
-       * reading it for the last user, so finish that first. */
-      if (priv->fence_pending)
-        GST_ZC_CUDA_OK (cudaEventSynchronize (priv->fence));
-      if (priv->release) {
-        auto *alloc = (GstZcAllocator *) memory->allocator;
+       * reading it for the last user. Bytes of another owner go back on
+       * the release thread once that is done; our own blocks wait here,
+       * before they are freed. */
+      if (priv->release && priv->fence_pending) {
+        defer_release (alloc, {priv->fence, priv->device_id, priv->release,
+                priv->release_data});
+        priv->release = nullptr;
+      } else if (priv->release) {
         std::lock_guard < std::mutex > lk (*alloc->lock);
         alloc->spare_fences->push_back (priv->fence);
       } else {
+        if (priv->fence_pending)
+          GST_ZC_CUDA_OK (cudaEventSynchronize (priv->fence));
         GST_ZC_CUDA_OK (cudaEventDestroy (priv->fence));
       }
     }
@@ -685,6 +774,15 @@ gst_zc_allocator_finalize (GObject * object)
   auto *self = GST_ZC_ALLOCATOR (object);
 
 #if GST_ZC_HAVE_CUDA
+  if (self->releases) {
+    {
+      std::lock_guard < std::mutex > lk (self->releases->lock);
+      self->releases->stop = true;
+      self->releases->wake.notify_one ();
+    }
+    self->releases->thread.join ();
+    delete self->releases;
+  }
   if (self->transfer_stream || !self->spare_fences->empty ()) {
     gst_zc::DeviceScope scope (gst_zc_context_get_device_id (self->context));
     if (self->transfer_stream)
@@ -719,6 +817,7 @@ gst_zc_allocator_init (GstZcAllocator * self)
   self->lock = new std::mutex;
 #if GST_ZC_HAVE_CUDA
   self->spare_fences = new std::vector < cudaEvent_t >;
+  self->releases = nullptr;
 #endif
   alloc->mem_type = GST_ZC_ALLOCATOR_NAME;
   alloc->mem_map_full = gst_zc_memory_map_full;
@@ -943,6 +1042,36 @@ gst_zc_memory_get_context (GstZcMemory * mem)
 }
 
 /**
+ * gst_zc_allocator_wait_released:
+ * @allocator: a #GstZcAllocator
+ *
+ * Waits until every memory of gst_zc_memory_new_wrapped() that no buffer
+ * holds any more has been given back to its owner. Those go back once the
+ * GPU work fenced on them is done, on a thread of the allocator; an
+ * element that stops calls this so that no frame of its upstream stays
+ * held after it.
+ */
+void
+gst_zc_allocator_wait_released (GstAllocator * allocator)
+{
+  g_return_if_fail (GST_IS_ZC_ALLOCATOR (allocator));
+#if GST_ZC_HAVE_CUDA
+  auto *self = GST_ZC_ALLOCATOR (allocator);
+  ReleaseQueue *q;
+  {
+    std::lock_guard < std::mutex > alk (*self->lock);
+    q = self->releases;
+  }
+  if (!q)
+    return;
+  std::unique_lock < std::mutex > lk (q->lock);
+  q->drained.wait (lk,[q] {
+        return q->pending.empty () && !q->busy;
+      });
+#endif
+}
+
+/**
  * gst_zc_memory_new_wrapped:
  * @allocator: a #GstZcAllocator of mapped or device memory, with a context
  * @host: (nullable): the CPU address of the bytes (mapped memory), %NULL
@@ -953,7 +1082,9 @@ gst_zc_memory_get_context (GstZcMemory * mem)
  *   #GST_MEMORY_FLAG_READONLY)
  * @user_data: passed to @notify
  * @notify: called once no buffer holds the memory and the GPU work fenced
- *   on it is done: the bytes go back to their owner then
+ *   on it is done: the bytes go back to their owner then. When that work
+ *   was still running as the last buffer let go, @notify is called on the
+ *   allocator's release thread (gst_zc_allocator_wait_released())
  *
  * Wraps bytes that are not this library's allocation but that the GPU can
  * address (host memory registered with CUDA, another library's device

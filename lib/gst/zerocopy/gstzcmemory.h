@@ -93,6 +93,9 @@ GstMemory * gst_zc_memory_new_wrapped (GstAllocator * allocator,
     gpointer user_data, GDestroyNotify notify);
 
 GST_ZC_API
+void gst_zc_allocator_wait_released (GstAllocator * allocator);
+
+GST_ZC_API
 GstZcContext * gst_zc_allocator_get_context (GstZcAllocator * allocator);
 
 GST_ZC_API

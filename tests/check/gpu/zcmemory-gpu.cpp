@@ -185,6 +185,84 @@ GST_START_TEST (test_memory_freed_with_gpu_work_pending)
 
 GST_END_TEST;
 
+struct WrapOwner
+{
+  gint given_back;              /* atomic */
+  guint8 *host;
+};
+
+static void
+wrap_owner_give_back (gpointer data)
+{
+  g_atomic_int_set (&static_cast < WrapOwner * >(data)->given_back, 1);
+}
+
+GST_START_TEST (test_wrapped_memory_freed_without_waiting_for_gpu)
+{
+  /* A wrapped frame (adopted host memory, nvcodec's device memory) whose
+   * last buffer goes away while kernels still read it: the thread that
+   * lets go must not wait for them (it is the streaming thread that just
+   * queued them); the owner gets its bytes back only once they are done,
+   * and gst_zc_allocator_wait_released() waits for that. */
+  GstZcContext *ctx = gst_zc_context_new (-1, NULL);
+  fail_unless_equals_int (cudaSetDevice (gst_zc_context_get_device_id (ctx)),
+      cudaSuccess);
+  GstAllocator *alloc = gst_zc_allocator_new (ctx, GST_ZC_MEMORY_TYPE_MAPPED);
+  WrapOwner owner = { 0, NULL };
+  void *host = NULL, *dev = NULL;
+  fail_unless_equals_int (cudaHostAlloc (&host, FENCE_BYTES,
+          cudaHostAllocMapped), cudaSuccess);
+  fail_unless_equals_int (cudaHostGetDevicePointer (&dev, host, 0),
+      cudaSuccess);
+  owner.host = (guint8 *) host;
+  for (gsize i = 0; i < FENCE_BYTES; i++)
+    owner.host[i] = (guint8) (i * 7);
+
+  for (int round = 0; round < 3; round++) {
+    g_atomic_int_set (&owner.given_back, 0);
+    GstMemory *mem = gst_zc_memory_new_wrapped (alloc, host, dev,
+        FENCE_BYTES, FALSE, &owner, wrap_owner_give_back);
+    fail_unless (mem != NULL);
+    cudaStream_t s = (cudaStream_t) gst_zc_context_new_stream (ctx);
+    zc::LutSet inv;
+    lut_set (&inv, TRUE, 0);
+    fail_unless (gst_zc_memory_prepare_gpu ((GstZcMemory *) mem, s));
+    enqueue_passes ((GstZcMemory *) mem, FENCE_BYTES, inv, FENCE_PASSES, s);
+    fail_unless (gst_zc_memory_set_gpu_fence ((GstZcMemory *) mem, s));
+    fail_unless_equals_int (cudaStreamQuery (s), cudaErrorNotReady);
+
+    gint64 t0 = g_get_monotonic_time ();
+    gst_memory_unref (mem);
+    gint64 unref_us = g_get_monotonic_time () - t0;
+    /* the passes take milliseconds across the bus; the unref did not
+     * wait for them, and the owner has not got the bytes back yet */
+    fail_unless_equals_int (cudaStreamQuery (s), cudaErrorNotReady);
+    fail_if (g_atomic_int_get (&owner.given_back),
+        "round %d: given back while the GPU still used the bytes", round);
+    GST_INFO ("round %d: unref took %" G_GINT64_FORMAT " us", round,
+        unref_us);
+
+    gst_zc_allocator_wait_released (alloc);
+    fail_unless (g_atomic_int_get (&owner.given_back),
+        "round %d: not given back after wait_released", round);
+    fail_unless_equals_int (cudaStreamQuery (s), cudaSuccess);
+    fail_unless_equals_int (cudaGetLastError (), cudaSuccess);
+    gst_zc_context_free_stream (ctx, s);
+  }
+  /* an odd number of inverting passes per round, three rounds: inverted */
+  gsize bad = G_MAXSIZE;
+  for (gsize i = 0; i < FENCE_BYTES && bad == G_MAXSIZE; i++)
+    if (owner.host[i] != (guint8) (255 - (guint8) (i * 7)))
+      bad = i;
+  fail_unless (bad == G_MAXSIZE, "byte %" G_GSIZE_FORMAT " not inverted", bad);
+
+  gst_object_unref (alloc);
+  fail_unless_equals_int (cudaFreeHost (host), cudaSuccess);
+  gst_object_unref (ctx);
+}
+
+GST_END_TEST;
+
 GST_START_TEST (test_gpu_memory_types_and_device_pointers)
 {
   GstZcContext *ctx = gst_zc_context_new (-1, NULL);
@@ -238,6 +316,7 @@ zcmemory_gpu_suite (void)
   tcase_add_test (tc, test_managed_memory_cpu_map_waits_gpu_fence);
   tcase_add_test (tc, test_memory_streams_ordered_by_fence);
   tcase_add_test (tc, test_memory_freed_with_gpu_work_pending);
+  tcase_add_test (tc, test_wrapped_memory_freed_without_waiting_for_gpu);
   tcase_add_test (tc, test_gpu_memory_types_and_device_pointers);
 #endif
   return s;
