@@ -71,10 +71,23 @@ zc_setup_main() {
   for tool in g++ meson ninja pkg-config; do
     command -v "$tool" >/dev/null 2>&1 || zc_die "'$tool' not found on PATH" || return 1
   done
+  # What this system cannot do, said before meson fails on it
+  local have_gst
+  have_gst="$(pkg-config --modversion gstreamer-1.0 2>/dev/null || true)"
+  if [[ -n "$have_gst" ]] && ! pkg-config --exists 'gstreamer-1.0 >= 1.16'; then
+    zc_die "GStreamer $have_gst is too old: gst-zerocopy needs 1.16 or newer (Debian 11, Ubuntu 20.04, JetPack 5 or newer)" ||
+      return 1
+  fi
   pkg-config --exists 'gstreamer-1.0 >= 1.16' gstreamer-video-1.0 gstreamer-app-1.0 ||
     zc_die "GStreamer >= 1.16 development files not found (libgstreamer1.0-dev, libgstreamer-plugins-base1.0-dev)" ||
     return 1
-  zc_say "GStreamer: $(pkg-config --modversion gstreamer-1.0), meson: $(meson --version)"
+  local have_meson
+  have_meson="$(meson --version)"
+  if [[ "$(printf '%s\n' 0.53 "$have_meson" | sort -V | head -n 1)" != 0.53 ]]; then
+    zc_die "meson $have_meson is too old: gst-zerocopy needs 0.53 or newer (Debian 11, Ubuntu 20.04 or newer have it)" ||
+      return 1
+  fi
+  zc_say "GStreamer: $have_gst, meson: $have_meson"
 
   # -- 2. CUDA toolkit (optional) -------------------------------------------
   local nvcc_path="" cuda_version
