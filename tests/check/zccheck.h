@@ -371,10 +371,9 @@ static inline GstTracer *
 zc_test_leaks_tracer (void)
 {
   GstTracer *found = NULL;
-#if !GST_CHECK_VERSION(1, 18, 0)
   /* Before 1.18 there is no list of active tracers, and the leaks tracer
    * has no activity signals: only its report at gst_deinit() checks. */
-#else
+#if GST_CHECK_VERSION(1, 18, 0)
   GList *tracers = gst_tracing_get_active_tracers ();
   for (GList * l = tracers; l; l = l->next) {
     if (!found && g_str_equal (G_OBJECT_TYPE_NAME (l->data), "GstLeaksTracer"))

@@ -155,6 +155,21 @@ GST_START_TEST (test_memory_streams_ordered_by_fence)
 
 GST_END_TEST;
 
+/* On a new stream of @ctx: FENCE_PASSES inverting passes over @mem, then
+ * its fence. Returns the stream (the passes still running). */
+static cudaStream_t
+start_inverting_passes (GstZcContext * ctx, GstMemory * mem)
+{
+  cudaStream_t s = (cudaStream_t) gst_zc_context_new_stream (ctx);
+  fail_unless (s != NULL);
+  zc::LutSet inv;
+  lut_set (&inv, TRUE, 0);
+  fail_unless (gst_zc_memory_prepare_gpu ((GstZcMemory *) mem, s));
+  enqueue_passes ((GstZcMemory *) mem, FENCE_BYTES, inv, FENCE_PASSES, s);
+  fail_unless (gst_zc_memory_set_gpu_fence ((GstZcMemory *) mem, s));
+  return s;
+}
+
 GST_START_TEST (test_memory_freed_with_gpu_work_pending)
 {
   /* Dropping the last reference while kernels still use the memory must
@@ -168,12 +183,7 @@ GST_START_TEST (test_memory_freed_with_gpu_work_pending)
   for (GstZcMemoryType t:types) {
     GstAllocator *alloc = gst_zc_allocator_new (ctx, t);
     GstMemory *mem = gst_allocator_alloc (alloc, FENCE_BYTES, NULL);
-    cudaStream_t s = (cudaStream_t) gst_zc_context_new_stream (ctx);
-    zc::LutSet inv;
-    lut_set (&inv, TRUE, 0);
-    fail_unless (gst_zc_memory_prepare_gpu ((GstZcMemory *) mem, s));
-    enqueue_passes ((GstZcMemory *) mem, FENCE_BYTES, inv, FENCE_PASSES, s);
-    fail_unless (gst_zc_memory_set_gpu_fence ((GstZcMemory *) mem, s));
+    cudaStream_t s = start_inverting_passes (ctx, mem);
     gst_memory_unref (mem);
     gst_object_unref (alloc);
     fail_unless (gst_zc_context_sync_stream (ctx, s));
@@ -223,12 +233,7 @@ GST_START_TEST (test_wrapped_memory_freed_without_waiting_for_gpu)
     GstMemory *mem = gst_zc_memory_new_wrapped (alloc, host, dev,
         FENCE_BYTES, FALSE, &owner, wrap_owner_give_back);
     fail_unless (mem != NULL);
-    cudaStream_t s = (cudaStream_t) gst_zc_context_new_stream (ctx);
-    zc::LutSet inv;
-    lut_set (&inv, TRUE, 0);
-    fail_unless (gst_zc_memory_prepare_gpu ((GstZcMemory *) mem, s));
-    enqueue_passes ((GstZcMemory *) mem, FENCE_BYTES, inv, FENCE_PASSES, s);
-    fail_unless (gst_zc_memory_set_gpu_fence ((GstZcMemory *) mem, s));
+    cudaStream_t s = start_inverting_passes (ctx, mem);
     fail_unless_equals_int (cudaStreamQuery (s), cudaErrorNotReady);
 
     gint64 t0 = g_get_monotonic_time ();
