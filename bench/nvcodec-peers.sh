@@ -10,7 +10,8 @@
 #   c  NV12 3840x2160 to RGBA 1920x1080, system memory in and out
 #   d  NV12 3840x2160 to RGBA 1920x1080, CUDAMemory in and out
 #   e  gst-zerocopy alone (1.22), c with foreign buffers: the pool source,
-#      imagefreeze, a foreign recycling pool, and the same with zcupload adopt=false
+#      imagefreeze, a foreign recycling pool, and the same with zcupload adopt=false;
+#      their runs interleaved (run 1 of each source, then run 2, ...)
 # Marginal = (time of N frames - time of 20 frames) / (N - 20), so start-up
 # (CUDA context, NVRTC, pools) is left out; the decode rows take their N and
 # 20 frames from MEDIA/ball-1080p-620.h264 and MEDIA/ball-1080p-20.h264
@@ -156,6 +157,55 @@ measure() {
   printf '%s %s | %s | %s\n' "$g" "$row" "${colname[$col]}" "$res"
 }
 
+# Like measure, for rows to be compared with each other: run by run in
+# turn (run 1 of every row, then run 2, ...), so that the host's drift over
+# a call (minutes, and up to a third in ms/frame) falls on all of them
+# alike. $1 = group, $2 = column, $3 = kind, then row and pipeline pairs.
+measure_interleaved() {
+  local g=$1 col=$2 kind=$3 rt=122 i k s res m
+  shift 3
+  [ "$col" = nv126 ] && rt=126
+  local -a rnames=() pipes=() failed=()
+  while (($#)); do
+    rnames+=("$1")
+    pipes+=("$2")
+    shift 2
+  done
+  for k in "${!rnames[@]}"; do
+    case $'\n'"${rows[$g]:-}" in
+    *$'\n'"${rnames[$k]}"$'\n'*) ;;
+    *) rows[$g]+="${rnames[$k]}"$'\n' ;;
+    esac
+    : >"$tmp/samples-$k"
+    failed[$k]=''
+  done
+  local saved=$runs
+  runs=1
+  for ((i = 0; i < saved; i++)); do
+    for k in "${!rnames[@]}"; do
+      [ -z "${failed[$k]}" ] || continue
+      if ! marginal "$rt" "$kind" "${pipes[$k]}" >>"$tmp/samples-$k"; then
+        failed[$k]="failed: $(first_error)"
+      fi
+    done
+  done
+  runs=$saved
+  for k in "${!rnames[@]}"; do
+    m=''
+    if [ -n "${failed[$k]}" ]; then
+      res=${failed[$k]}
+      cell[$g|${rnames[$k]}|$col]="failed"
+    else
+      s=$(summary <"$tmp/samples-$k")
+      m=${s%%|*}
+      res="${s#*|} (runs interleaved with the other rows)"
+      cell[$g|${rnames[$k]}|$col]=$(awk -v m="$m" 'BEGIN { printf "%.3f ms, %.0f fps", m, 1000 / m }')
+    fi
+    med[$g|${rnames[$k]}|$col]=$m
+    printf '%s %s | %s | %s\n' "$g" "${rnames[$k]}" "${colname[$col]}" "$res"
+  done
+}
+
 ratio() {                       # $1 / $2 as "X.XXx", or "-" when either is missing
   if [ -z "$1" ] || [ -z "$2" ]; then
     echo "-"
@@ -285,10 +335,11 @@ fi
 if want e; then
   caps='video/x-raw,format=NV12,width=3840,height=2160,framerate=30/1'
   one='videotestsrc num-buffers=1 pattern=solid-color'
-  measure e "(1) pool source" zc src "$src ! zcupload ! zcfilter ! $zcout"
-  measure e "(2) imagefreeze" zc src "$one ! $caps ! imagefreeze num-buffers=@N@ ! zcupload ! zcfilter ! $zcout"
-  measure e "(3) foreign recycling pool" zc src "$src ! identity drop-allocation=true ! zcupload ! zcfilter ! $zcout"
-  measure e "(4) = (3), zcupload adopt=false" zc src "$src ! identity drop-allocation=true ! zcupload adopt=false ! zcfilter ! $zcout"
+  measure_interleaved e zc src \
+    "(1) pool source" "$src ! zcupload ! zcfilter ! $zcout" \
+    "(2) imagefreeze" "$one ! $caps ! imagefreeze num-buffers=@N@ ! zcupload ! zcfilter ! $zcout" \
+    "(3) foreign recycling pool" "$src ! identity drop-allocation=true ! zcupload ! zcfilter ! $zcout" \
+    "(4) = (3), zcupload adopt=false" "$src ! identity drop-allocation=true ! zcupload adopt=false ! zcfilter ! $zcout"
   # How often (3)'s memory was registered, and how much staged, over N
   # frames: GST_DEBUG of the library's foreign-memory and filter code
   p3=$(at "$src ! identity drop-allocation=true ! zcupload ! zcfilter ! $zcout" "$n" '')
@@ -296,6 +347,8 @@ if want e; then
   GST_DEBUG=zcforeign:5 timeout "$tmo" gst-launch-1.0 -q "${argv3[@]}" >"$tmp/e3.log" 2>&1 || true
   printf 'e (3) foreign recycling pool | registrations over %d frames | %s\n' "$n" \
     "$(grep -c 'registered [0-9]* bytes' "$tmp/e3.log" || true)"
+  printf 'e (3) foreign recycling pool | not adopted (log lines: a frame copied, or a memory that could not be registered) | %s\n' \
+    "$(grep -cE 'which they cannot use: copied|not registering|cannot register' "$tmp/e3.log" || true)"
   first="(1) pool source"
   while IFS= read -r row; do
     [ -n "$row" ] || continue
