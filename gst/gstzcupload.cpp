@@ -21,9 +21,11 @@
  * registration stays with the memory until its owner frees it, so a pool
  * that recycles its buffers, or a source that repeats one frame, pays for
  * it once; `stats` counts `adopted-buffers`, `registrations` and
- * `bytes-registered`. Past `adopt-max-bytes` registered in the process, or
- * for memory that cannot be registered, the frame is copied once into a
- * pool buffer, honouring its #GstVideoMeta strides, and counted in `stats`.
+ * `bytes-registered`. Past `adopt-max-bytes` registered in the process, for
+ * memory that cannot be registered, or for memory that shares a page with
+ * another memory's registration but is not wholly inside it (two heap
+ * allocations side by side), the frame is copied once into a pool buffer,
+ * honouring its #GstVideoMeta strides, and counted in `stats`.
  *
  * Where gst-zerocopy was built with GStreamer's CUDA library, zcupload also
  * takes `video/x-raw(memory:CUDAMemory)` from nvcodec's elements (NVDEC

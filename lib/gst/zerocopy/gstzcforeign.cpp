@@ -37,6 +37,8 @@
 #include "gstzccuda-private.h"
 
 #include <gst/video/video.h>
+#include <iterator>
+#include <map>
 #include <mutex>
 #include <unistd.h>
 
@@ -144,16 +146,36 @@ wrap_held (GstAllocator * allocator, ForeignHold * hold, gpointer host,
 /* ---------------------------------------------------------------------- */
 
 #if GST_ZC_HAVE_CUDA
-struct Registration
+/* One cudaHostRegister() call: a page-aligned span. CUDA refuses a page
+ * registered twice, and two allocations of a heap often share a page, so a
+ * memory whose pages lie wholly inside a span uses that span. It may do so
+ * only while the memory the span was registered for lives: its pages then
+ * hold live bytes of that memory, so the allocator cannot have given them
+ * back to the system, and mapped new ones at the same address, since the
+ * registration. A span lives while a memory uses it. A memory that shares
+ * only some of its pages with a span is not registered (the copy engines
+ * do not copy across two registrations): it is copied, and tried again the
+ * next time it comes, when that span may be gone. */
+struct HostSpan
 {
   guint8 *start = nullptr;      /* page-aligned */
   gsize length = 0;
   guint8 *device = nullptr;     /* the GPU's address of start */
-  bool ok = false;
+  guint users = 0;              /* memories whose bytes it covers */
+  bool creator_alive = true;
+};
+
+/* What a memory holds (its qdata) */
+struct Registration
+{
+  HostSpan *span = nullptr;     /* NULL: CUDA refused the pages */
+  bool created = false;         /* the span was registered for this memory */
 };
 
 static std::mutex registration_lock;
-static guint64 registered_total = 0;    /* under registration_lock */
+/* under registration_lock: the spans by start, and their bytes */
+static std::map < guintptr, HostSpan * >host_spans;
+static guint64 registered_total = 0;
 
 static GQuark
 registration_quark (void)
@@ -167,19 +189,102 @@ static void
 registration_free (gpointer data)
 {
   auto *r = static_cast < Registration * >(data);
-  if (r->ok) {
-    cudaError_t err = cudaHostUnregister (r->start);
-    if (err != cudaSuccess && err != cudaErrorCudartUnloading)
-      GST_ZC_CUDA_OK (err);
-    /* runs on whatever thread freed the memory: leave no error behind for
-     * that thread's next launch check */
-    cudaGetLastError ();
-    std::lock_guard < std::mutex > lk (registration_lock);
-    registered_total -= r->length;
-    GST_LOG ("unregistered %" G_GSIZE_FORMAT " bytes at %p", r->length,
-        r->start);
-  }
+  HostSpan *s = r->span;
+  bool created = r->created;
   delete r;
+  if (!s)
+    return;
+  std::lock_guard < std::mutex > lk (registration_lock);
+  if (created)
+    s->creator_alive = false;
+  if (--s->users > 0)
+    return;
+  cudaError_t err = cudaHostUnregister (s->start);
+  if (err != cudaSuccess && err != cudaErrorCudartUnloading)
+    GST_ZC_CUDA_OK (err);
+  /* runs on whatever thread freed the memory: leave no error behind for
+   * that thread's next launch check */
+  cudaGetLastError ();
+  host_spans.erase ((guintptr) s->start);
+  registered_total -= s->length;
+  GST_LOG ("unregistered %" G_GSIZE_FORMAT " bytes at %p", s->length,
+      s->start);
+  delete s;
+}
+
+/* Why a memory's pages could not be made GPU-visible */
+enum class SpanResult
+{
+  OK,
+  OVER_LIMIT,                   /* try again later: other memory may go */
+  BUSY,                         /* shares pages with a span it may not use:
+                                   try again later */
+  FAILED,                       /* CUDA refused: copy this memory always */
+};
+
+/* Under registration_lock: the span for the pages [start, end) into @r,
+ * registered unless a span already holds them all */
+static SpanResult
+cover_pages (guint8 * start, guint8 * end, guint64 max_bytes,
+    Registration * r, gsize * registered_now)
+{
+  auto it = host_spans.upper_bound ((guintptr) start);
+  if (it != host_spans.begin ()) {
+    HostSpan *s = std::prev (it)->second;
+    if (s->start + s->length > start) {
+      if (s->start + s->length < end || !s->creator_alive) {
+        GST_DEBUG ("pages at %p share a page with the registration at %p, "
+            "which they cannot use: copied", start, s->start);
+        return SpanResult::BUSY;
+      }
+      s->users++;
+      r->span = s;
+      return SpanResult::OK;
+    }
+  }
+  if (it != host_spans.end () && it->second->start < end) {
+    GST_DEBUG ("pages at %p share a page with the registration at %p, "
+        "which they cannot use: copied", start, it->second->start);
+    return SpanResult::BUSY;
+  }
+
+  gsize length = end - start;
+  if (registered_total + length > max_bytes) {
+    GST_DEBUG ("not registering %" G_GSIZE_FORMAT " bytes: %"
+        G_GUINT64_FORMAT " registered, limit %" G_GUINT64_FORMAT, length,
+        registered_total, max_bytes);
+    return SpanResult::OVER_LIMIT;
+  }
+  /* Not cudaHostRegisterReadOnly: with it, copies from these pages failed
+   * with cudaErrorInvalidValue on the H200 (docs/design.md). The wrapper
+   * is a read-only GstMemory instead, which no kernel of ours writes. */
+  unsigned flags = cudaHostRegisterMapped | cudaHostRegisterPortable;
+  cudaError_t err = cudaHostRegister (start, length, flags);
+  void *d = nullptr;
+  if (err != cudaSuccess ||
+      !GST_ZC_CUDA_OK (cudaHostGetDevicePointer (&d, start, 0))) {
+    if (err == cudaSuccess)
+      cudaHostUnregister (start);
+    /* locked memory exhausted, or pages registered by someone else: this
+     * memory is copied, and not tried again */
+    GST_DEBUG ("cannot register %" G_GSIZE_FORMAT " bytes at %p: %s",
+        length, start, cudaGetErrorName (err));
+    cudaGetLastError ();
+    return SpanResult::FAILED;
+  }
+  auto *s = new HostSpan;
+  s->start = start;
+  s->length = length;
+  s->device = (guint8 *) d;
+  s->users = 1;
+  host_spans[(guintptr) start] = s;
+  registered_total += length;
+  r->span = s;
+  r->created = true;
+  if (registered_now)
+    *registered_now = length;
+  GST_DEBUG ("registered %" G_GSIZE_FORMAT " bytes at %p", length, start);
+  return SpanResult::OK;
 }
 #endif
 
@@ -241,48 +346,25 @@ gst_zc_buffer_adopt_host (GstAllocator * mapped_allocator, GstBuffer * buffer,
       guintptr page = (guintptr) sysconf (_SC_PAGESIZE);
       guintptr start = base & ~(page - 1);
       guintptr end = (base + root->maxsize + page - 1) & ~(page - 1);
-      gsize length = end - start;
-      if (registered_total + length > max_registered_bytes) {
-        GST_DEBUG ("not registering %" G_GSIZE_FORMAT " bytes: %"
-            G_GUINT64_FORMAT " registered, limit %" G_GUINT64_FORMAT, length,
-            registered_total, max_registered_bytes);
-        return NULL;
-      }
 
       gst_zc::DeviceScope scope (gst_zc_context_get_device_id (ctx));
-      /* Not cudaHostRegisterReadOnly: with it, copies from these pages
-       * failed with cudaErrorInvalidValue on the H200 (docs/design.md).
-       * The wrapper is a read-only GstMemory instead, which no kernel of
-       * ours writes. */
-      unsigned flags = cudaHostRegisterMapped | cudaHostRegisterPortable;
       r = new Registration;
-      r->start = (guint8 *) start;
-      r->length = length;
-      cudaError_t err = cudaHostRegister (r->start, length, flags);
-      void *d = nullptr;
-      if (err == cudaSuccess &&
-          GST_ZC_CUDA_OK (cudaHostGetDevicePointer (&d, r->start, 0))) {
-        r->ok = true;
-        r->device = (guint8 *) d;
-        registered_total += length;
-        if (registered_now)
-          *registered_now = length;
-        GST_DEBUG ("registered %" G_GSIZE_FORMAT " bytes at %p", length,
-            r->start);
-      } else {
-        if (err == cudaSuccess)
-          cudaHostUnregister (r->start);
-        /* pages shared with memory registered already, or locked memory
-         * exhausted: this memory is copied, and not tried again */
-        GST_DEBUG ("cannot register %" G_GSIZE_FORMAT " bytes at %p: %s",
-            length, r->start, cudaGetErrorName (err));
-        cudaGetLastError ();
+      switch (cover_pages ((guint8 *) start, (guint8 *) end,
+              max_registered_bytes, r, registered_now)) {
+        case SpanResult::OK:
+        case SpanResult::FAILED:
+          /* kept on the memory either way: a failure is not tried again */
+          gst_mini_object_set_qdata (GST_MINI_OBJECT_CAST (root),
+              registration_quark (), r, registration_free);
+          break;
+        case SpanResult::OVER_LIMIT:
+        case SpanResult::BUSY:
+          delete r;
+          return NULL;
       }
-      gst_mini_object_set_qdata (GST_MINI_OBJECT_CAST (root),
-          registration_quark (), r, registration_free);
     }
   }
-  if (!r->ok)
+  if (!r->span)
     return NULL;
 
   ForeignHold *hold = hold_mapped (buffer, mem, GST_MAP_READ);
@@ -290,7 +372,7 @@ gst_zc_buffer_adopt_host (GstAllocator * mapped_allocator, GstBuffer * buffer,
     return NULL;
   guint8 *host = hold->info.data;
   return wrap_held (mapped_allocator, hold, host,
-      r->device + (host - r->start), TRUE);
+      r->span->device + (host - r->span->start), TRUE);
 #else
   (void) max_registered_bytes;
   return NULL;

@@ -9,6 +9,10 @@
 #if GST_ZC_HAVE_CUDA
 #include <cuda_runtime_api.h>
 
+#include <cstring>
+#include <unistd.h>
+#include <vector>
+
 /* Large enough that a few passes over it take milliseconds across the bus */
 #define FENCE_BYTES (64u << 20)
 #define FENCE_PASSES 9
@@ -306,6 +310,113 @@ GST_START_TEST (test_gpu_memory_types_and_device_pointers)
 }
 
 GST_END_TEST;
+
+/* ---- foreign host memory that shares pages ------------------------------ */
+
+/* A buffer of one memory of GStreamer's system allocator over @size bytes
+ * at @data (not owned) */
+static GstBuffer *
+sysmem_buffer_at (guint8 * data, gsize size)
+{
+  GstBuffer *b = gst_buffer_new ();
+  gst_buffer_append_memory (b, gst_memory_new_wrapped ((GstMemoryFlags) 0,
+          data, size, 0, size, NULL, NULL));
+  return b;
+}
+
+/* The bytes a kernel reads at @adopted's device address equal @want */
+static void
+assert_gpu_reads (GstBuffer * adopted, const guint8 * want, const char *what)
+{
+  fail_unless (adopted != NULL, "%s: not adopted", what);
+  auto *zmem = (GstZcMemory *) gst_buffer_peek_memory (adopted, 0);
+  gsize size = gst_buffer_get_size (adopted);
+  void *dev = nullptr;
+  fail_unless_equals_int (cudaMalloc (&dev, size), cudaSuccess);
+  zc::LutSet same;
+  lut_set (&same, FALSE, 0);
+  zc::PlaneJob job = { };
+  job.src = (const uint8_t *) gst_zc_memory_get_device_pointer (zmem);
+  job.dst = (uint8_t *) dev;
+  job.row_bytes = (uint32_t) size;
+  job.rows = 1;
+  job.src_stride = job.dst_stride = job.row_bytes;
+  fail_unless_equals_int (zc::apply_lut_cuda (job, same, 0), cudaSuccess);
+  std::vector < guint8 > got (size);
+  fail_unless_equals_int (cudaMemcpy (got.data (), dev, size,
+          cudaMemcpyDeviceToHost), cudaSuccess);
+  fail_unless_equals_int (cudaFree (dev), cudaSuccess);
+  fail_unless (memcmp (got.data (), want, size) == 0,
+      "%s: the GPU read other bytes", what);
+}
+
+GST_START_TEST (test_foreign_memories_sharing_pages)
+{
+  /* Two allocations of a heap often share a page, which CUDA registers
+   * once. A memory within the pages of a registered one uses that
+   * registration, which lives as long as either; one that shares only
+   * some of its pages is copied until the registration has gone. */
+  GstZcContext *ctx = gst_zc_context_new (-1, NULL);
+  fail_unless (ctx && gst_zc_context_has_gpu (ctx));
+  fail_unless_equals_int (cudaSetDevice (gst_zc_context_get_device_id (ctx)),
+      cudaSuccess);
+  GstAllocator *mapped = gst_zc_allocator_new (ctx, GST_ZC_MEMORY_TYPE_MAPPED);
+  const gsize page = (gsize) sysconf (_SC_PAGESIZE);
+  const guint64 no_cap = G_MAXUINT64;
+  auto *block = (guint8 *) aligned_alloc (page, 4 * page);
+  for (gsize i = 0; i < 4 * page; i++)
+    block[i] = (guint8) (i * 7 + (i >> 12));
+  fail_unless_equals_int (gst_zc_registered_bytes (), 0);
+
+  /* a: pages 0 to half of 2; b: the rest of page 2 and page 3; c: within
+   * page 1 */
+  gsize a_size = 2 * page + page / 2, c_off = page + 100;
+  GstBuffer *a = sysmem_buffer_at (block, a_size);
+  GstBuffer *b = sysmem_buffer_at (block + a_size, 4 * page - a_size);
+  GstBuffer *c = sysmem_buffer_at (block + c_off, 200);
+  gsize now = 0;
+  GstBuffer *za = gst_zc_buffer_adopt_host (mapped, a, no_cap, &now);
+  assert_gpu_reads (za, block, "a");
+  fail_unless_equals_int (now, 3 * page);
+  GstBuffer *zc = gst_zc_buffer_adopt_host (mapped, c, no_cap, &now);
+  assert_gpu_reads (zc, block + c_off, "c, within a's pages");
+  fail_unless_equals_int (now, 0);
+  fail_if (gst_zc_buffer_adopt_host (mapped, b, no_cap, &now),
+      "b shares only one of its pages with a's registration");
+  fail_unless_equals_int (gst_zc_registered_bytes (), 3 * page);
+
+  /* a goes: its registration stays for c, which still reads through it */
+  gst_buffer_unref (za);
+  gst_buffer_unref (a);
+  fail_unless_equals_int (gst_zc_registered_bytes (), 3 * page);
+  assert_gpu_reads (zc, block + c_off, "c after a went");
+  /* a new memory over a's old pages may not use it: those pages could
+   * have been given back to the system and mapped anew since */
+  GstBuffer *d = sysmem_buffer_at (block, a_size);
+  fail_if (gst_zc_buffer_adopt_host (mapped, d, no_cap, &now));
+
+  /* c goes, and the registration with it: b and then d are adopted */
+  gst_buffer_unref (zc);
+  gst_buffer_unref (c);
+  fail_unless_equals_int (gst_zc_registered_bytes (), 0);
+  GstBuffer *zb = gst_zc_buffer_adopt_host (mapped, b, no_cap, &now);
+  assert_gpu_reads (zb, block + a_size, "b, once a's registration went");
+  fail_unless_equals_int (now, 2 * page);
+  gst_buffer_unref (zb);
+  gst_buffer_unref (b);
+  GstBuffer *zd = gst_zc_buffer_adopt_host (mapped, d, no_cap, &now);
+  assert_gpu_reads (zd, block, "d, once b went");
+  fail_unless_equals_int (now, 3 * page);
+  gst_buffer_unref (zd);
+  gst_buffer_unref (d);
+  fail_unless_equals_int (gst_zc_registered_bytes (), 0);
+
+  free (block);
+  gst_object_unref (mapped);
+  gst_object_unref (ctx);
+}
+
+GST_END_TEST;
 #endif /* GST_ZC_HAVE_CUDA */
 
 static Suite *
@@ -323,6 +434,7 @@ zcmemory_gpu_suite (void)
   tcase_add_test (tc, test_memory_freed_with_gpu_work_pending);
   tcase_add_test (tc, test_wrapped_memory_freed_without_waiting_for_gpu);
   tcase_add_test (tc, test_gpu_memory_types_and_device_pointers);
+  tcase_add_test (tc, test_foreign_memories_sharing_pages);
 #endif
   return s;
 }
