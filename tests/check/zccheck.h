@@ -19,9 +19,11 @@
 #include <zcconvert.h>
 #include <zcpointops.h>
 
+#include <algorithm>
 #include <cstdint>
 #include <cstring>
 #include <map>
+#include <mutex>
 #include <random>
 #include <string>
 #include <vector>
@@ -209,6 +211,48 @@ zc_test_probe_record_memory (GstPad *, GstPadProbeInfo * info,
 /* Pipelines and their bus                                                */
 /* ---------------------------------------------------------------------- */
 
+/* The pipelines of zc_test_parse() that are still alive. A failed check
+ * leaves the test function at once (with CK_FORK=no, as meson runs the
+ * suites), so a pipeline it started may still be playing or paused at EOS;
+ * its streaming threads would then keep the program from exiting (gst_check
+ * waits for every task at the end). zc_test_case()'s teardown sets those
+ * pipelines to NULL, so that the failure is reported, not a hang. */
+static std::vector < GstElement * >zc_test_alive_pipelines;
+static std::mutex zc_test_alive_lock;
+
+static inline void
+zc_test_pipeline_gone (gpointer, GObject * obj)
+{
+  std::lock_guard < std::mutex > lk (zc_test_alive_lock);
+  auto &v = zc_test_alive_pipelines;
+  v.erase (std::remove (v.begin (), v.end (), (GstElement *) obj), v.end ());
+}
+
+static inline void
+zc_test_stop_left_pipelines (void)
+{
+  /* Runs on the test's thread, which holds the references the failed test
+   * left: no pipeline of the list goes away meanwhile */
+  std::vector < GstElement * >left;
+  {
+    std::lock_guard < std::mutex > lk (zc_test_alive_lock);
+    left = zc_test_alive_pipelines;
+  }
+  for (GstElement * p:left) {
+    GST_INFO ("stopping %s, left by the test", GST_OBJECT_NAME (p));
+    gst_element_set_state (p, GST_STATE_NULL);
+  }
+}
+
+/* tcase_create() with that teardown */
+static inline TCase *
+zc_test_case (const char *name)
+{
+  TCase *tc = tcase_create (name);
+  tcase_add_checked_fixture (tc, NULL, zc_test_stop_left_pipelines);
+  return tc;
+}
+
 static inline GstElement *
 zc_test_parse (const gchar * desc)
 {
@@ -216,6 +260,11 @@ zc_test_parse (const gchar * desc)
   GstElement *p = gst_parse_launch (desc, &err);
   fail_unless (p != NULL && err == NULL, "could not build '%s': %s", desc,
       err ? err->message : "?");
+  {
+    std::lock_guard < std::mutex > lk (zc_test_alive_lock);
+    zc_test_alive_pipelines.push_back (p);
+  }
+  g_object_weak_ref (G_OBJECT (p), zc_test_pipeline_gone, NULL);
   return p;
 }
 

@@ -224,7 +224,7 @@ static Suite *
 display_suite (void)
 {
   Suite *s = suite_create ("display");
-  TCase *tc = tcase_create ("general");
+  TCase *tc = zc_test_case ("general");
   suite_add_tcase (s, tc);
   tcase_add_test (tc, test_ximagesink_shows_the_frame);
   return s;

@@ -576,7 +576,7 @@ static Suite *
 pipelines_suite (void)
 {
   Suite *s = suite_create ("pipelines");
-  TCase *tc = tcase_create ("general");
+  TCase *tc = zc_test_case ("general");
 
   suite_add_tcase (s, tc);
   tcase_set_timeout (tc, 240);

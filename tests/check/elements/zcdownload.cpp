@@ -229,7 +229,7 @@ static Suite *
 zcdownload_suite (void)
 {
   Suite *s = suite_create ("zcdownload");
-  TCase *tc = tcase_create ("general");
+  TCase *tc = zc_test_case ("general");
 
   suite_add_tcase (s, tc);
   tcase_set_timeout (tc, 180);

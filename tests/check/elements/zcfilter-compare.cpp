@@ -923,7 +923,7 @@ static Suite *
 zcfilter_compare_suite (void)
 {
   Suite *s = suite_create ("zcfilter-compare");
-  TCase *tc = tcase_create ("general");
+  TCase *tc = zc_test_case ("general");
 
   suite_add_tcase (s, tc);
   /* 22 x 22 x 2 pipeline pairs on 2 cores: about a minute */

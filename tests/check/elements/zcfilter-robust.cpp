@@ -1200,14 +1200,14 @@ zcfilter_robust_suite (void)
   Suite *s = suite_create ("zcfilter-robust");
 
   /* 8 race cases of ZC_RACE_SECONDS each, plus their references */
-  TCase *race = tcase_create ("race");
+  TCase *race = zc_test_case ("race");
   suite_add_tcase (s, race);
   tcase_set_timeout (race, MAX (120, (gint) (race_seconds () * 4) + 60));
   tcase_add_loop_test (race,
       test_race_property_toggle_never_gives_a_wrong_frame, 0,
       G_N_ELEMENTS (race_cases));
 
-  TCase *tc = tcase_create ("general");
+  TCase *tc = zc_test_case ("general");
   suite_add_tcase (s, tc);
   tcase_set_timeout (tc, 120);
   tcase_add_loop_test (tc, test_fixation_matches_videoconvertscale, 0,

@@ -894,7 +894,7 @@ static Suite *
 zcfilter_suite (void)
 {
   Suite *s = suite_create ("zcfilter");
-  TCase *tc = tcase_create ("general");
+  TCase *tc = zc_test_case ("general");
 
   suite_add_tcase (s, tc);
   /* 1921x1081 frames of 11 formats per setting, on 2 cores */

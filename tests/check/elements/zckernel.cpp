@@ -288,7 +288,7 @@ static Suite *
 zckernel_suite (void)
 {
   Suite *s = suite_create ("zckernel");
-  TCase *tc = tcase_create ("general");
+  TCase *tc = zc_test_case ("general");
 
   suite_add_tcase (s, tc);
   tcase_add_test (tc, test_kernel_properties_have_documented_defaults);

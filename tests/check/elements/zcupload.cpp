@@ -596,7 +596,7 @@ static Suite *
 zcupload_suite (void)
 {
   Suite *s = suite_create ("zcupload");
-  TCase *tc = tcase_create ("general");
+  TCase *tc = zc_test_case ("general");
 
   suite_add_tcase (s, tc);
   tcase_set_timeout (tc, 180);

@@ -359,7 +359,7 @@ static Suite *
 chains_gpu_suite (void)
 {
   Suite *s = suite_create ("chains-gpu");
-  TCase *tc = tcase_create ("gpu");
+  TCase *tc = zc_test_case ("gpu");
 
   suite_add_tcase (s, tc);
   tcase_set_timeout (tc, 300);

@@ -392,7 +392,7 @@ static Suite *
 multigpu_suite (void)
 {
   Suite *s = suite_create ("multigpu");
-  TCase *tc = tcase_create ("gpu");
+  TCase *tc = zc_test_case ("gpu");
 
   suite_add_tcase (s, tc);
   tcase_set_timeout (tc, 120);

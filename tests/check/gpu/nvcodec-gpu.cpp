@@ -35,7 +35,6 @@
 #include <gst/cuda/gstcudautils.h>
 #endif
 
-#include <algorithm>
 #include <string>
 #include <vector>
 
@@ -45,20 +44,6 @@
 
 static const gchar *h264_file = ZC_TEST_MEDIA_DIR "/smpte-1080p-8.h264";
 
-/* Pipelines left playing (at EOS) for the test to look at, until stop():
- * a test that fails before stop() leaves them here, and the teardown stops
- * them, so that the failure is reported instead of the program waiting
- * forever for their streaming threads at exit */
-static std::vector < GstElement * >left_playing;
-
-static void
-stop_left_playing (void)
-{
-  for (GstElement * p:left_playing)
-    gst_element_set_state (p, GST_STATE_NULL);
-  left_playing.clear ();
-}
-
 /* Every frame the appsink named "sink" receives, copied to system memory,
  * after the pipeline played to EOS; the pipeline is left playing, for
  * stop() */
@@ -66,7 +51,6 @@ static std::vector < GstSample * >
 play_and_collect (GstElement * pipeline)
 {
   std::vector < GstSample * >out;
-  left_playing.push_back (pipeline);
   GstElement *sink = zc_test_get_by_name (pipeline, "sink");
   fail_unless (gst_element_set_state (pipeline, GST_STATE_PLAYING) !=
       GST_STATE_CHANGE_FAILURE);
@@ -151,8 +135,6 @@ assert_same_frames (std::vector < GstSample * >&got,
 static void
 stop (GstElement * pipeline)
 {
-  left_playing.erase (std::remove (left_playing.begin (), left_playing.end (),
-          pipeline), left_playing.end ());
   gst_element_set_state (pipeline, GST_STATE_NULL);
   gst_object_unref (pipeline);
 }
@@ -537,11 +519,10 @@ static Suite *
 nvcodec_gpu_suite (void)
 {
   Suite *s = suite_create ("nvcodec-gpu");
-  TCase *tc = tcase_create ("general");
+  TCase *tc = zc_test_case ("general");
 
   suite_add_tcase (s, tc);
   tcase_set_timeout (tc, 120);
-  tcase_add_checked_fixture (tc, NULL, stop_left_playing);
   tcase_add_test (tc, test_decoded_frames_read_in_place);
   tcase_add_test (tc, test_decoder_shares_our_cuda_context);
   tcase_add_test (tc, test_cudaupload_into_zcfilter);

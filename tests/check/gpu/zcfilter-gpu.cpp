@@ -67,7 +67,7 @@ static Suite *
 zcfilter_gpu_suite (void)
 {
   Suite *s = suite_create ("zcfilter-gpu");
-  TCase *tc = tcase_create ("gpu");
+  TCase *tc = zc_test_case ("gpu");
 
   suite_add_tcase (s, tc);
   tcase_set_timeout (tc, 600);

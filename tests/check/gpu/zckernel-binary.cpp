@@ -329,7 +329,7 @@ static Suite *
 zckernel_binary_suite (void)
 {
   Suite *s = suite_create ("zckernel-binary");
-  TCase *tc = tcase_create ("gpu");
+  TCase *tc = zc_test_case ("gpu");
 
   suite_add_tcase (s, tc);
   tcase_set_timeout (tc, 300);

@@ -940,7 +940,7 @@ static Suite *
 zckernel_gpu_suite (void)
 {
   Suite *s = suite_create ("zckernel-gpu");
-  TCase *tc = tcase_create ("gpu");
+  TCase *tc = zc_test_case ("gpu");
 
   suite_add_tcase (s, tc);
   tcase_set_timeout (tc, 600);
@@ -963,7 +963,7 @@ static Suite *
 zckernel_cache_child_suite (void)
 {
   Suite *s = suite_create ("zckernel-gpu-cache-child");
-  TCase *tc = tcase_create ("child");
+  TCase *tc = zc_test_case ("child");
   suite_add_tcase (s, tc);
   tcase_add_test (tc, test_cache_child_finds_the_kernel_on_disk);
   return s;

@@ -423,7 +423,7 @@ static Suite *
 zcmemory_gpu_suite (void)
 {
   Suite *s = suite_create ("zcmemory-gpu");
-  TCase *tc = tcase_create ("gpu");
+  TCase *tc = zc_test_case ("gpu");
 
   suite_add_tcase (s, tc);
   tcase_set_timeout (tc, 120);

@@ -667,7 +667,7 @@ static Suite *
 zcmemory_suite (void)
 {
   Suite *s = suite_create ("zcmemory");
-  TCase *tc = tcase_create ("general");
+  TCase *tc = zc_test_case ("general");
 
   suite_add_tcase (s, tc);
   tcase_set_timeout (tc, 120);
