@@ -219,6 +219,28 @@ check_alpha_padding()
   }
 }
 
+/* Every R'G'B' value once (a 4096x4096 RGBA frame), through settings of
+ * both R'G'B' round trips and the invert: the vector loops' sums and
+ * look-ups against the per-block arithmetic on all 2^24 inputs. */
+static void
+check_every_rgb()
+{
+  HostFrame src(PixFmt::RGBA, 4096, 4096, 0, 0);
+  uint8_t *px = src.desc.planes[0];
+  for (uint32_t i = 0; i < 4096u * 4096u; i++) {
+    px[4 * (size_t)i] = (uint8_t)i;
+    px[4 * (size_t)i + 1] = (uint8_t)(i >> 8);
+    px[4 * (size_t)i + 2] = (uint8_t)(i >> 16);
+    px[4 * (size_t)i + 3] = (uint8_t)(i * 13);
+  }
+  /* invert contrast gamma; contrast 2; brightness 1; gamma 2.2 */
+  for (int k : {8, 14, 12, 5})
+    check_route((std::string("every R'G'B' value: ") + fixed_effects[k].name)
+                    .c_str(),
+                src, PixFmt::RGBA, 4096, 4096, params_of(fixed_effects[k]),
+                "effects", 2);
+}
+
 static int
 cpu_tests()
 {
@@ -227,6 +249,7 @@ cpu_tests()
   for (int i = 0; i < 24; i++)
     check_setting("random " + std::to_string(i), random_params(), i < 4);
   check_alpha_padding();
+  check_every_rgb();
   check_not_taken();
   return 0;
 }
