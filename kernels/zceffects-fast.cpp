@@ -330,8 +330,8 @@ struct RgbStages
   const uint16_t *ctab;  /* stage 1's chroma (chroma_table()), null when it
                             is the identity */
   const uint16_t *gam_y; /* stage 2's (pair_table()), null without it */
-  const uint8_t *bal8;   /* the same two luma tables, 256 bytes each (the */
-  const uint8_t *gam8;   /* AVX-512 loops), null where the above are */
+  const uint8_t *bal8;   /* the AVX-512 loops' luma tables instead, 256 */
+  const uint8_t *gam8;   /* bytes each (the pair tables then unset) */
   bool invert;
 };
 
@@ -573,7 +573,7 @@ struct Rgb4Consts
 {
   __m512i wy1, wy2, wu, wv; /* forward byte weights */
   __m512i cy, cuv;          /* forward constants */
-  __m512i idx_yv, idx_yu;   /* byte permutes to (Y', V) and (Y', U) */
+  __m512i idx_pair;         /* byte permute to (Y', V) or (Y', U) pairs */
   __m512i wr, wg1, wg2, wb; /* backward pair weights */
   __m512i cr, cg, cb;       /* backward constants */
   __m512i repack;           /* R0..3 G0..3 B0..3 0 to pixel order */
@@ -611,14 +611,14 @@ rgb4_consts(int OR, int OG, int OB)
   c.wv = bytes_in_lane(OR, 112, OG, -94, OB, -18);
   c.cy = _mm512_set1_epi32(4096);
   c.cuv = _mm512_set1_epi32(32768);
-  uint8_t yv[64], yu[64], rp[64];
+  uint8_t pr[64], rp[64];
   for (int j = 0; j < 16; j++) {
     /* (byte 1 of the looked-up Y sum, 0, byte 1 of the V (U) sum, 0);
      * indices from 64 name the second source, whose byte 3 is 0 */
-    yv[4 * j] = yu[4 * j] = (uint8_t)(4 * j + 1);
-    yv[4 * j + 1] = yu[4 * j + 1] = (uint8_t)(64 + 4 * j + 3);
-    yv[4 * j + 2] = yu[4 * j + 2] = (uint8_t)(64 + 4 * j + 1);
-    yv[4 * j + 3] = yu[4 * j + 3] = (uint8_t)(64 + 4 * j + 3);
+    pr[4 * j] = (uint8_t)(4 * j + 1);
+    pr[4 * j + 1] = (uint8_t)(64 + 4 * j + 3);
+    pr[4 * j + 2] = (uint8_t)(64 + 4 * j + 1);
+    pr[4 * j + 3] = (uint8_t)(64 + 4 * j + 3);
   }
   for (int l = 0; l < 4; l++) {
     for (int j = 0; j < 4; j++) {
@@ -629,8 +629,7 @@ rgb4_consts(int OR, int OG, int OB)
       px[OB] = (uint8_t)(8 + j);
     }
   }
-  c.idx_yv = _mm512_loadu_si512(yv);
-  c.idx_yu = _mm512_loadu_si512(yu);
+  c.idx_pair = _mm512_loadu_si512(pr);
   c.repack = _mm512_loadu_si512(rp);
   c.wr = pair(298, 409);
   c.wg1 = pair(298, -100);
@@ -687,8 +686,8 @@ round_trip16(__m512i p, const Lut256 &t, const Rgb4Consts &c)
   const __m512i us = _mm512_dpbusd_epi32(c.cuv, p, c.wu);
   const __m512i vs = _mm512_dpbusd_epi32(c.cuv, p, c.wv);
   const __m512i yl = lut256(t, ys);
-  const __m512i yv = _mm512_permutex2var_epi8(yl, c.idx_yv, vs);
-  const __m512i yu = _mm512_permutex2var_epi8(yl, c.idx_yu, us);
+  const __m512i yv = _mm512_permutex2var_epi8(yl, c.idx_pair, vs);
+  const __m512i yu = _mm512_permutex2var_epi8(yl, c.idx_pair, us);
   const __m512i r = sra8(_mm512_dpwssd_epi32(c.cr, yv, c.wr));
   const __m512i g = sra8(
       _mm512_dpwssd_epi32(_mm512_dpwssd_epi32(c.cg, yu, c.wg1), yv, c.wg2));
@@ -953,7 +952,33 @@ bool
 run_rgb(const Plan &P, const EffectsPlan *const *fx, int n,
         unsigned n_threads)
 {
-  RgbStages st[kMaxEffectSteps];
+  const int w = P.dw;
+  const unsigned nt
+      = parallel_threads(P.dh, n_threads, (int64_t)w * n, kMinPixelsPerThread);
+  RgbStages st[kMaxEffectSteps] = {};
+#if ZC_HAVE_AVX2_CLONES
+  /* Four-byte pixels and no (U, V) table: the AVX-512 loops, which take
+   * the 256-byte luma tables as they are (no pair tables built) */
+  static const bool avx512 = have_avx512_rgb();
+  bool vec512 = avx512 && P.di.pstride == 4;
+  for (int i = 0; i < n && vec512; i++)
+    vec512 = !fx[i]->balance || chroma_identity(*fx[i]);
+  if (vec512) {
+    for (int i = 0; i < n; i++) {
+      const EffectsPlan &E = *fx[i];
+      st[i].bal8 = E.balance ? E.bal_y : nullptr;
+      st[i].gam8 = E.gamma ? E.gam_y : nullptr;
+      st[i].invert = E.invert;
+    }
+    const Rgb4Consts c = rgb4_consts(P.di.off[0], P.di.off[1], P.di.off[2]);
+    parallel_rows(P.dh, nt, [&](int y0, int y1) {
+      for (int y = y0; y < y1; y++)
+        rgb4_row_avx512(P.sp[0] + (size_t)y * P.ss[0],
+                        P.dp[0] + (size_t)y * P.ds[0], w, st, n, c);
+    });
+    return true;
+  }
+#endif
   for (int i = 0; i < n; i++) {
     const EffectsPlan &E = *fx[i];
     st[i].bal_y = E.balance ? pair_table(E.bal_y, 2 * i) : nullptr;
@@ -966,29 +991,9 @@ run_rgb(const Plan &P, const EffectsPlan *const *fx, int n,
       if (!st[i].ctab)
         return false;
     }
-    st[i].bal8 = E.balance ? E.bal_y : nullptr;
-    st[i].gam8 = E.gamma ? E.gam_y : nullptr;
     st[i].invert = E.invert;
   }
   const RgbRow row = rgb_row_for(P.di);
-  const int w = P.dw;
-  const unsigned nt
-      = parallel_threads(P.dh, n_threads, (int64_t)w * n, kMinPixelsPerThread);
-#if ZC_HAVE_AVX2_CLONES
-  static const bool avx512 = have_avx512_rgb();
-  bool no_ctab = true;
-  for (int i = 0; i < n; i++)
-    no_ctab = no_ctab && !st[i].ctab;
-  if (avx512 && no_ctab && P.di.pstride == 4) {
-    const Rgb4Consts c = rgb4_consts(P.di.off[0], P.di.off[1], P.di.off[2]);
-    parallel_rows(P.dh, nt, [&](int y0, int y1) {
-      for (int y = y0; y < y1; y++)
-        rgb4_row_avx512(P.sp[0] + (size_t)y * P.ss[0],
-                        P.dp[0] + (size_t)y * P.ds[0], w, st, n, c);
-    });
-    return true;
-  }
-#endif
   parallel_rows(P.dh, nt, [&](int y0, int y1) {
     for (int y = y0; y < y1; y++)
       row(P.sp[0] + (size_t)y * P.ss[0], P.dp[0] + (size_t)y * P.ds[0], w, st,
