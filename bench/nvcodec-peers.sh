@@ -133,28 +133,44 @@ declare -A rows
 cols=(zc nv122 nv126)
 declare -A colname=([zc]="gst-zerocopy (1.22)" [nv122]="nvcodec 1.22" [nv126]="nvcodec 1.26")
 
-# $1 = group, $2 = row, $3 = column (zc, nv122, nv126), $4 = kind (src, dec), $5 = pipeline
-measure() {
-  local g=$1 row=$2 col=$3 rt=122 s res m=''
-  [ "$col" = nv126 ] && rt=126
-  case $'\n'"${rows[$g]:-}" in
-  *$'\n'"$row"$'\n'*) ;;
-  *) rows[$g]+="$row"$'\n' ;;
+add_row() {                     # $1 = group, $2 = row: listed once, in order
+  case $'\n'"${rows[$1]:-}" in
+  *$'\n'"$2"$'\n'*) ;;
+  *) rows[$1]+="$2"$'\n' ;;
   esac
-  if [ "$rt" = 126 ] && [ $have126 = 0 ]; then
-    res="n/a (no .peers)"
-    cell[$g|$row|$col]=$res
-  elif marginal "$rt" "$4" "$5" >"$tmp/samples"; then
-    s=$(summary <"$tmp/samples")
-    m=${s%%|*}
-    res=${s#*|}
-    cell[$g|$row|$col]=$(awk -v m="$m" 'BEGIN { if (m > 0) printf "%.3f ms, %.0f fps", m, 1000 / m; else printf "%.3f ms", m }')
-  else
-    res="failed: $(first_error)"
+}
+
+# $1 = group, $2 = row, $3 = column, $4 = samples file or "failed: ..." text,
+# $5 = note after the figures: fills the cell and the median, prints the line
+record() {
+  local g=$1 row=$2 col=$3 s res m=''
+  if [[ $4 == failed:* ]]; then
+    res=$4
     cell[$g|$row|$col]="failed"
+  else
+    s=$(summary <"$4")
+    m=${s%%|*}
+    res=${s#*|}$5
+    cell[$g|$row|$col]=$(awk -v m="$m" 'BEGIN { if (m > 0) printf "%.3f ms, %.0f fps", m, 1000 / m; else printf "%.3f ms", m }')
   fi
   med[$g|$row|$col]=$m
   printf '%s %s | %s | %s\n' "$g" "$row" "${colname[$col]}" "$res"
+}
+
+# $1 = group, $2 = row, $3 = column (zc, nv122, nv126), $4 = kind (src, dec), $5 = pipeline
+measure() {
+  local g=$1 row=$2 col=$3 rt=122
+  [ "$col" = nv126 ] && rt=126
+  add_row "$g" "$row"
+  if [ "$rt" = 126 ] && [ $have126 = 0 ]; then
+    cell[$g|$row|$col]="n/a (no .peers)"
+    med[$g|$row|$col]=''
+    printf '%s %s | %s | %s\n' "$g" "$row" "${colname[$col]}" "n/a (no .peers)"
+  elif marginal "$rt" "$4" "$5" >"$tmp/samples"; then
+    record "$g" "$row" "$col" "$tmp/samples" ''
+  else
+    record "$g" "$row" "$col" "failed: $(first_error)" ''
+  fi
 }
 
 # Like measure, for rows to be compared with each other: run by run in
@@ -162,7 +178,7 @@ measure() {
 # a call (minutes, and up to a third in ms/frame) falls on all of them
 # alike. $1 = group, $2 = column, $3 = kind, then row and pipeline pairs.
 measure_interleaved() {
-  local g=$1 col=$2 kind=$3 rt=122 i k s res m
+  local g=$1 col=$2 kind=$3 rt=122 i k saved=$runs
   shift 3
   [ "$col" = nv126 ] && rt=126
   local -a rnames=() pipes=() failed=()
@@ -172,14 +188,10 @@ measure_interleaved() {
     shift 2
   done
   for k in "${!rnames[@]}"; do
-    case $'\n'"${rows[$g]:-}" in
-    *$'\n'"${rnames[$k]}"$'\n'*) ;;
-    *) rows[$g]+="${rnames[$k]}"$'\n' ;;
-    esac
+    add_row "$g" "${rnames[$k]}"
     : >"$tmp/samples-$k"
     failed[$k]=''
   done
-  local saved=$runs
   runs=1
   for ((i = 0; i < saved; i++)); do
     for k in "${!rnames[@]}"; do
@@ -191,18 +203,8 @@ measure_interleaved() {
   done
   runs=$saved
   for k in "${!rnames[@]}"; do
-    m=''
-    if [ -n "${failed[$k]}" ]; then
-      res=${failed[$k]}
-      cell[$g|${rnames[$k]}|$col]="failed"
-    else
-      s=$(summary <"$tmp/samples-$k")
-      m=${s%%|*}
-      res="${s#*|} (runs interleaved with the other rows)"
-      cell[$g|${rnames[$k]}|$col]=$(awk -v m="$m" 'BEGIN { printf "%.3f ms, %.0f fps", m, 1000 / m }')
-    fi
-    med[$g|${rnames[$k]}|$col]=$m
-    printf '%s %s | %s | %s\n' "$g" "${rnames[$k]}" "${colname[$col]}" "$res"
+    record "$g" "${rnames[$k]}" "$col" "${failed[$k]:-$tmp/samples-$k}" \
+      ' (runs interleaved with the other rows)'
   done
 }
 
