@@ -548,37 +548,48 @@ rgb_row_for(const FmtInfo &f)
 #if ZC_HAVE_AVX2_CLONES
 /* ---- R'G'B' with AVX-512 ------------------------------------------------ */
 
-/* The round trips of fx_rgb_round_trip() on 16 four-byte pixels a vector,
- * each pixel in its own 32-bit lane, as stored (no unpacking):
- *  - forward sums by byte dot products (VNNI vpdpbusd: the pixel's bytes,
- *    unsigned, times signed byte weights; 129 = 127 + 2 takes two), each
- *    sum then holding its 8-bit result in byte 1 of the lane (the sums stay
- *    within 0..65535, so byte 1 is the floor shift);
- *  - the luma table: 256 bytes in four registers, looked up on every byte
- *    of the Y sums (VBMI vpermi2b on the low 7 bits, the top bit picking
- *    the half); byte 1 holds the result;
+/* The round trips of fx_rgb_round_trip() on 64 four-byte pixels at a time,
+ * four vectors of 16, each pixel in its own 32-bit lane, as stored (no
+ * unpacking):
+ *  - forward sums by byte dot products (VNNI vpdpbusd), each sum then
+ *    holding its 8-bit result in byte 1 of the lane (the sums stay within
+ *    0..65535, so byte 1 is the floor shift). U and V: the pixel's bytes,
+ *    unsigned, times signed byte weights. Y's weight 129 does not fit a
+ *    signed byte, so there the weights are the unsigned side and the
+ *    pixel the signed one, each byte flipped by its top bit (v - 128), the
+ *    constant taking back 128 times the weights' sum;
+ *  - the luma table: byte 1 of the four vectors' Y sums gathered into one
+ *    register (two byte permutes and a blend), then 256 bytes in four
+ *    registers looked up on all 64 (VBMI vpermi2b on the low 7 bits, the
+ *    top bit picking the half);
  *  - backward sums by 16-bit pair products (vpdpwssd) of (Y', V) and
- *    (Y', U) pairs gathered with one byte permute each, then an arithmetic
- *    shift;
- *  - clamping and repacking by saturating packs (32 to 16 bits signed,
- *    16 to 8 unsigned: exactly the clamp to 0..255) and one byte shuffle
- *    back to the pixel's byte order.
+ *    (Y', U) pairs, each gathered with one byte permute from the looked-up
+ *    bytes and the V (U) sum;
+ *  - clamping by a saturating pack of each sum to 16 bits unsigned
+ *    (0..65535), whose high byte is then the clamped floor shift,
+ *    clamp(s >> 8, 0, 255); one byte permute takes those high bytes back to
+ *    the pixel's byte order.
  * Integer arithmetic throughout: the same bytes as the loops above (the
  * tests run both). Only R'G'B' steps without a chroma table (saturation 1,
  * hue 0) take these loops. */
 #define ZC_AVX512_TARGET                                                       \
   __attribute__((target("avx512f,avx512bw,avx512vbmi,avx512vnni")))
 
+/* Vectors of 16 pixels a block */
+constexpr int kVecs = 4;
+
 struct Rgb4Consts
 {
-  __m512i wy1, wy2, wu, wv; /* forward byte weights */
-  __m512i cy, cuv;          /* forward constants */
-  __m512i idx_pair;         /* byte permute to (Y', V) or (Y', U) pairs */
-  __m512i wr, wg1, wg2, wb; /* backward pair weights */
-  __m512i cr, cg, cb;       /* backward constants */
-  __m512i repack;           /* R0..3 G0..3 B0..3 0 to pixel order */
-  __m512i rgb_bits;         /* 0xff on the R, G and B bytes */
-  __mmask64 alpha;          /* the alpha (or padding) bytes */
+  __m512i wy, wu, wv;           /* forward byte weights (wy unsigned) */
+  __m512i flip;                 /* 0x80 in every byte */
+  __m512i cy, cuv;              /* forward constants */
+  __m512i idx_y;                /* byte 1 of each lane of two Y sums */
+  __m512i idx_pair[kVecs];      /* (Y', 0, V or U, 0) of vector i */
+  __m512i wr, wg1, wg2, wb;     /* backward pair weights */
+  __m512i cr, cg, cb;           /* backward constants */
+  __m512i repack;               /* high bytes of R, G, B words to pixels */
+  __m512i rgb_bits;             /* 0xff on the R, G and B bytes */
+  __mmask64 alpha;              /* the alpha (or padding) bytes */
 };
 
 ZC_AVX512_TARGET inline __m512i
@@ -605,31 +616,44 @@ ZC_AVX512_TARGET Rgb4Consts
 rgb4_consts(int OR, int OG, int OB)
 {
   Rgb4Consts c;
-  c.wy1 = bytes_in_lane(OR, 66, OG, 127, OB, 25);
-  c.wy2 = bytes_in_lane(OR, 0, OG, 2, OB, 0);
+  /* 66, 129, 25 as unsigned bytes (129 is -127 as a signed one) */
+  c.wy = bytes_in_lane(OR, 66, OG, (int8_t)-127, OB, 25);
   c.wu = bytes_in_lane(OR, -38, OG, -74, OB, 112);
   c.wv = bytes_in_lane(OR, 112, OG, -94, OB, -18);
-  c.cy = _mm512_set1_epi32(4096);
+  c.flip = _mm512_set1_epi8((char)0x80);
+  c.cy = _mm512_set1_epi32(4096 + 128 * (66 + 129 + 25));
   c.cuv = _mm512_set1_epi32(32768);
-  uint8_t pr[64], rp[64];
-  for (int j = 0; j < 16; j++) {
-    /* (byte 1 of the looked-up Y sum, 0, byte 1 of the V (U) sum, 0);
-     * indices from 64 name the second source, whose byte 3 is 0 */
-    pr[4 * j] = (uint8_t)(4 * j + 1);
-    pr[4 * j + 1] = (uint8_t)(64 + 4 * j + 3);
-    pr[4 * j + 2] = (uint8_t)(64 + 4 * j + 1);
-    pr[4 * j + 3] = (uint8_t)(64 + 4 * j + 3);
+  uint8_t iy[64], pr[kVecs][64], rp[64];
+  for (int j = 0; j < 64; j++) {
+    /* byte 1 of lane j % 16 of the first sum (j % 32 < 16) or of the
+     * second (indices from 64); both halves alike */
+    const int k = j % 32;
+    iy[j] = (uint8_t)((k < 16 ? 0 : 64) + 4 * (k % 16) + 1);
+  }
+  for (int i = 0; i < kVecs; i++) {
+    for (int j = 0; j < 16; j++) {
+      /* (the looked-up byte of pixel 16 i + j, 0, byte 1 of the V (U)
+       * sum, 0); indices from 64 name the second source, whose bytes 2
+       * and 3 are 0 */
+      pr[i][4 * j] = (uint8_t)(16 * i + j);
+      pr[i][4 * j + 1] = (uint8_t)(64 + 4 * j + 3);
+      pr[i][4 * j + 2] = (uint8_t)(64 + 4 * j + 1);
+      pr[i][4 * j + 3] = (uint8_t)(64 + 4 * j + 3);
+    }
+    c.idx_pair[i] = _mm512_loadu_si512(pr[i]);
   }
   for (int l = 0; l < 4; l++) {
     for (int j = 0; j < 4; j++) {
+      /* in each 128-bit lane the packs hold R0..3 then G0..3 (first
+       * source) and B0..3 (second) as words: their high bytes */
       uint8_t *px = rp + 16 * l + 4 * j;
-      px[0] = px[1] = px[2] = px[3] = 0x80; /* zero */
-      px[OR] = (uint8_t)j;
-      px[OG] = (uint8_t)(4 + j);
-      px[OB] = (uint8_t)(8 + j);
+      px[0] = px[1] = px[2] = px[3] = (uint8_t)(16 * l); /* any */
+      px[OR] = (uint8_t)(16 * l + 2 * j + 1);
+      px[OG] = (uint8_t)(16 * l + 8 + 2 * j + 1);
+      px[OB] = (uint8_t)(64 + 16 * l + 2 * j + 1);
     }
   }
-  c.idx_pair = _mm512_loadu_si512(pr);
+  c.idx_y = _mm512_loadu_si512(iy);
   c.repack = _mm512_loadu_si512(rp);
   c.wr = pair(298, 409);
   c.wg1 = pair(298, -100);
@@ -670,31 +694,30 @@ lut256(const Lut256 &l, __m512i idx)
   return _mm512_mask_blend_epi8(_mm512_movepi8_mask(idx), lo, hi);
 }
 
-/* x >> 8, arithmetic (the zero-masked form: GCC 12 warns about the
- * undefined register the plain one starts from) */
-ZC_AVX512_TARGET inline __m512i
-sra8(__m512i x)
+/* One round trip of the block p[] through the luma table t */
+ZC_AVX512_TARGET inline void
+round_trip64(__m512i p[kVecs], const Lut256 &t, const Rgb4Consts &c)
 {
-  return _mm512_maskz_srai_epi32((__mmask16)0xffff, x, 8);
-}
-
-ZC_AVX512_TARGET inline __m512i
-round_trip16(__m512i p, const Lut256 &t, const Rgb4Consts &c)
-{
-  const __m512i ys
-      = _mm512_dpbusd_epi32(_mm512_dpbusd_epi32(c.cy, p, c.wy1), p, c.wy2);
-  const __m512i us = _mm512_dpbusd_epi32(c.cuv, p, c.wu);
-  const __m512i vs = _mm512_dpbusd_epi32(c.cuv, p, c.wv);
-  const __m512i yl = lut256(t, ys);
-  const __m512i yv = _mm512_permutex2var_epi8(yl, c.idx_pair, vs);
-  const __m512i yu = _mm512_permutex2var_epi8(yl, c.idx_pair, us);
-  const __m512i r = sra8(_mm512_dpwssd_epi32(c.cr, yv, c.wr));
-  const __m512i g = sra8(
-      _mm512_dpwssd_epi32(_mm512_dpwssd_epi32(c.cg, yu, c.wg1), yv, c.wg2));
-  const __m512i b = sra8(_mm512_dpwssd_epi32(c.cb, yu, c.wb));
-  const __m512i rg = _mm512_packs_epi32(r, g);
-  const __m512i b0 = _mm512_packs_epi32(b, _mm512_setzero_si512());
-  return _mm512_shuffle_epi8(_mm512_packus_epi16(rg, b0), c.repack);
+  __m512i ys[kVecs], us[kVecs], vs[kVecs];
+  for (int i = 0; i < kVecs; i++) {
+    ys[i] = _mm512_dpbusd_epi32(c.cy, c.wy, _mm512_xor_si512(p[i], c.flip));
+    us[i] = _mm512_dpbusd_epi32(c.cuv, p[i], c.wu);
+    vs[i] = _mm512_dpbusd_epi32(c.cuv, p[i], c.wv);
+  }
+  const __m512i y01 = _mm512_permutex2var_epi8(ys[0], c.idx_y, ys[1]);
+  const __m512i y23 = _mm512_permutex2var_epi8(ys[2], c.idx_y, ys[3]);
+  const __m512i yl = lut256(
+      t, _mm512_mask_blend_epi8((__mmask64)0xffffffff00000000ull, y01, y23));
+  for (int i = 0; i < kVecs; i++) {
+    const __m512i yv = _mm512_permutex2var_epi8(yl, c.idx_pair[i], vs[i]);
+    const __m512i yu = _mm512_permutex2var_epi8(yl, c.idx_pair[i], us[i]);
+    const __m512i r = _mm512_dpwssd_epi32(c.cr, yv, c.wr);
+    const __m512i g
+        = _mm512_dpwssd_epi32(_mm512_dpwssd_epi32(c.cg, yu, c.wg1), yv, c.wg2);
+    const __m512i b = _mm512_dpwssd_epi32(c.cb, yu, c.wb);
+    p[i] = _mm512_permutex2var_epi8(_mm512_packus_epi32(r, g), c.repack,
+                                    _mm512_packus_epi32(b, b));
+  }
 }
 
 /* A row of w four-byte pixels through the steps (rgb_row()'s contract;
@@ -710,22 +733,35 @@ rgb4_row_avx512(const uint8_t *s, uint8_t *d, int w, const RgbStages *st,
     if (st[i].gam8)
       gam[i] = load_lut256(st[i].gam8);
   }
-  for (int x = 0; x < w; x += 16) {
-    const __mmask16 k
-        = w - x >= 16 ? (__mmask16)0xffff : (__mmask16)((1u << (w - x)) - 1);
-    const __m512i in = _mm512_maskz_loadu_epi32(k, s + 4 * (size_t)x);
-    __m512i p = in;
-    for (int i = 0; i < n_steps; i++) {
-      if (st[i].bal8)
-        p = round_trip16(p, bal[i], c);
-      if (st[i].gam8)
-        p = round_trip16(p, gam[i], c);
-      if (st[i].invert)
-        p = _mm512_xor_si512(p, c.rgb_bits);
+  for (int x = 0; x < w; x += 16 * kVecs) {
+    __mmask16 k[kVecs];
+    __m512i in[kVecs], p[kVecs];
+    for (int i = 0; i < kVecs; i++) {
+      const int n = w - x - 16 * i;
+      k[i] = n >= 16 ? (__mmask16)0xffff
+                     : (n > 0 ? (__mmask16)((1u << n) - 1) : (__mmask16)0);
+      /* past the row: zeros, computed and not stored */
+      in[i] = k[i] ? _mm512_maskz_loadu_epi32(k[i], s + 4 * (size_t)(x + 16 * i))
+                   : _mm512_setzero_si512();
+      p[i] = in[i];
     }
-    /* the alpha byte as read, as rgb_chunk() stores it */
-    p = _mm512_mask_blend_epi8(c.alpha, p, in);
-    _mm512_mask_storeu_epi32(d + 4 * (size_t)x, k, p);
+    for (int j = 0; j < n_steps; j++) {
+      if (st[j].bal8)
+        round_trip64(p, bal[j], c);
+      if (st[j].gam8)
+        round_trip64(p, gam[j], c);
+      if (st[j].invert) {
+        for (int i = 0; i < kVecs; i++)
+          p[i] = _mm512_xor_si512(p[i], c.rgb_bits);
+      }
+    }
+    for (int i = 0; i < kVecs; i++) {
+      if (!k[i])
+        break;
+      /* the alpha byte as read, as rgb_chunk() stores it */
+      _mm512_mask_storeu_epi32(d + 4 * (size_t)(x + 16 * i), k[i],
+                               _mm512_mask_blend_epi8(c.alpha, p[i], in[i]));
+    }
   }
 }
 
