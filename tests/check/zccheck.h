@@ -253,6 +253,18 @@ zc_test_case (const char *name)
   return tc;
 }
 
+/* Puts @p on the list zc_test_case()'s teardown stops (zc_test_parse()
+ * does it for its pipelines); it leaves the list when it is finalized. */
+static inline void
+zc_test_track (GstElement * p)
+{
+  {
+    std::lock_guard < std::mutex > lk (zc_test_alive_lock);
+    zc_test_alive_pipelines.push_back (p);
+  }
+  g_object_weak_ref (G_OBJECT (p), zc_test_pipeline_gone, NULL);
+}
+
 static inline GstElement *
 zc_test_parse (const gchar * desc)
 {
@@ -260,11 +272,7 @@ zc_test_parse (const gchar * desc)
   GstElement *p = gst_parse_launch (desc, &err);
   fail_unless (p != NULL && err == NULL, "could not build '%s': %s", desc,
       err ? err->message : "?");
-  {
-    std::lock_guard < std::mutex > lk (zc_test_alive_lock);
-    zc_test_alive_pipelines.push_back (p);
-  }
-  g_object_weak_ref (G_OBJECT (p), zc_test_pipeline_gone, NULL);
+  zc_test_track (p);
   return p;
 }
 

@@ -171,6 +171,7 @@ run_pipeline (const std::string & middle, GstCaps * caps,
       gst_object_unref (p);
     return;
   }
+  zc_test_track (p);
   GstElement *src = zc_test_get_by_name (p, "src");
   GstElement *sink = zc_test_get_by_name (p, "sink");
   g_object_set (src, "caps", caps, NULL);
