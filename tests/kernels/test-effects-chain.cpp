@@ -156,6 +156,19 @@ check_three_filters()
       check_chain("invert, contrast, gamma", f, z, 0, steps, 3);
 }
 
+/* Steps that only invert: an odd count flips, an even count copies */
+static void
+check_inverts_alone()
+{
+  zc::ConvertParams steps[4];
+  for (auto &st : steps)
+    st.invert = true;
+  for (int n = 1; n <= 4; n++)
+    for (PixFmt f : kAllFormats)
+      for (const Size &z : sizes)
+        check_chain(std::to_string(n) + " inverts", f, z, 0, steps, n);
+}
+
 static void
 check_random_chains()
 {
@@ -236,6 +249,7 @@ static int
 cpu_tests()
 {
   check_three_filters();
+  check_inverts_alone();
   check_random_chains();
   check_refused();
   return 0;
