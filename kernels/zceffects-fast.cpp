@@ -596,23 +596,36 @@ struct Rgb4Consts
   __mmask64 alpha;              /* the alpha (or padding) bytes */
 };
 
-ZC_AVX512_TARGET inline __m512i
-bytes_in_lane(int o0, int8_t v0, int o1, int8_t v1, int o2, int8_t v2)
+/* A pixel's 32-bit lane holding v0, v1, v2 at bytes o0, o1, o2 (0 at the
+ * fourth), as the lanes of the vector loops below read it */
+inline int
+lane_word(int o0, int8_t v0, int o1, int8_t v1, int o2, int8_t v2)
 {
   uint8_t b[4] = { 0, 0, 0, 0 };
   b[o0] = (uint8_t)v0;
   b[o1] = (uint8_t)v1;
   b[o2] = (uint8_t)v2;
-  uint32_t w = (uint32_t)b[0] | (uint32_t)b[1] << 8 | (uint32_t)b[2] << 16
-               | (uint32_t)b[3] << 24;
-  return _mm512_set1_epi32((int)w);
+  return (int)((uint32_t)b[0] | (uint32_t)b[1] << 8 | (uint32_t)b[2] << 16
+               | (uint32_t)b[3] << 24);
+}
+
+/* A lane of two 16-bit words, lo first */
+inline int
+pair_word(int16_t lo, int16_t hi)
+{
+  return (int)((uint32_t)(uint16_t)lo | (uint32_t)(uint16_t)hi << 16);
+}
+
+ZC_AVX512_TARGET inline __m512i
+bytes_in_lane(int o0, int8_t v0, int o1, int8_t v1, int o2, int8_t v2)
+{
+  return _mm512_set1_epi32(lane_word(o0, v0, o1, v1, o2, v2));
 }
 
 ZC_AVX512_TARGET inline __m512i
 pair(int16_t lo, int16_t hi)
 {
-  return _mm512_set1_epi32((int)((uint32_t)(uint16_t)lo
-                                 | (uint32_t)(uint16_t)hi << 16));
+  return _mm512_set1_epi32(pair_word(lo, hi));
 }
 
 /* Pixel bytes R, G, B at OR, OG, OB (alpha at the fourth) */
@@ -797,40 +810,22 @@ struct Rgb4ConstsAvx2
   __m256i rgb_bits;        /* 0xff on the R, G and B bytes */
 };
 
-__attribute__((target("avx2"))) inline __m256i
-lane_bytes256(int o0, int8_t v0, int o1, int8_t v1, int o2, int8_t v2)
-{
-  uint8_t b[4] = { 0, 0, 0, 0 };
-  b[o0] = (uint8_t)v0;
-  b[o1] = (uint8_t)v1;
-  b[o2] = (uint8_t)v2;
-  uint32_t w = (uint32_t)b[0] | (uint32_t)b[1] << 8 | (uint32_t)b[2] << 16
-               | (uint32_t)b[3] << 24;
-  return _mm256_set1_epi32((int)w);
-}
-
-__attribute__((target("avx2"))) inline __m256i
-pair256(int16_t lo, int16_t hi)
-{
-  return _mm256_set1_epi32((int)((uint32_t)(uint16_t)lo
-                                 | (uint32_t)(uint16_t)hi << 16));
-}
-
 __attribute__((target("avx2"))) Rgb4ConstsAvx2
 rgb4_consts_avx2(int OR, int OG, int OB)
 {
   Rgb4ConstsAvx2 c;
-  c.wy = lane_bytes256(OR, 66, OG, (int8_t)-127, OB, 25); /* 129 unsigned */
-  c.wu = lane_bytes256(OR, -38, OG, -74, OB, 112);
-  c.wv = lane_bytes256(OR, 112, OG, -94, OB, -18);
+  /* 129 as an unsigned byte */
+  c.wy = _mm256_set1_epi32(lane_word(OR, 66, OG, (int8_t)-127, OB, 25));
+  c.wu = _mm256_set1_epi32(lane_word(OR, -38, OG, -74, OB, 112));
+  c.wv = _mm256_set1_epi32(lane_word(OR, 112, OG, -94, OB, -18));
   c.flip = _mm256_set1_epi8((char)0x80);
   c.ones16 = _mm256_set1_epi16(1);
   c.cy = _mm256_set1_epi32(4096 + 128 * (66 + 129 + 25));
   c.cuv = _mm256_set1_epi32(32768);
-  c.wr = pair256(298, 409);
-  c.wg1 = pair256(298, -100);
-  c.wg2 = pair256(0, -208);
-  c.wb = pair256(298, 516);
+  c.wr = _mm256_set1_epi32(pair_word(298, 409));
+  c.wg1 = _mm256_set1_epi32(pair_word(298, -100));
+  c.wg2 = _mm256_set1_epi32(pair_word(0, -208));
+  c.wb = _mm256_set1_epi32(pair_word(298, 516));
   c.cr = _mm256_set1_epi32(-57068);
   c.cg = _mm256_set1_epi32(34707);
   c.cb = _mm256_set1_epi32(-70870);
@@ -848,13 +843,8 @@ rgb4_consts_avx2(int OR, int OG, int OB)
   }
   c.pick_rg = _mm256_loadu_si256((const __m256i *)prg);
   c.pick_b = _mm256_loadu_si256((const __m256i *)pb);
-  const int OA = 6 - OR - OG - OB;
-  uint8_t a[4] = { 0, 0, 0, 0 };
-  a[OA] = 0xff;
-  uint32_t aw;
-  std::memcpy(&aw, a, 4);
-  c.alpha = _mm256_set1_epi32((int)aw);
-  c.rgb_bits = _mm256_xor_si256(c.alpha, _mm256_set1_epi32(-1));
+  c.rgb_bits = _mm256_set1_epi32(lane_word(OR, -1, OG, -1, OB, -1));
+  c.alpha = _mm256_xor_si256(c.rgb_bits, _mm256_set1_epi32(-1));
   return c;
 }
 
@@ -1227,6 +1217,33 @@ invert_rgb_row(const uint8_t *s, uint8_t *d, int w, int ps, int oa, bool flip)
   }
 }
 
+/* row(s, d) on every row of P's one plane, source into destination, on
+ * nt threads */
+template <class Row>
+void
+each_row(const Plan &P, unsigned nt, const Row &row)
+{
+  parallel_rows(P.dh, nt, [&](int y0, int y1) {
+    for (int y = y0; y < y1; y++)
+      row(P.sp[0] + (size_t)y * P.ss[0], P.dp[0] + (size_t)y * P.ds[0]);
+  });
+}
+
+/* The pair tables of the steps' luma tables into st (false when one could
+ * not be made) */
+bool
+set_pair_tables(const EffectsPlan *const *fx, int n, RgbStages *st)
+{
+  for (int i = 0; i < n; i++) {
+    const EffectsPlan &E = *fx[i];
+    st[i].bal_y = E.balance ? pair_table(E.bal_y, 2 * i) : nullptr;
+    st[i].gam_y = E.gamma ? pair_table(E.gam_y, 2 * i + 1) : nullptr;
+    if ((E.balance && !st[i].bal_y) || (E.gamma && !st[i].gam_y))
+      return false;
+  }
+  return true;
+}
+
 /* The steps fx[0..n) on an R'G'B' frame: P's source into its destination,
  * each chunk through every step before it is stored. */
 bool
@@ -1248,10 +1265,8 @@ run_rgb(const Plan &P, const EffectsPlan *const *fx, int n,
     const int ps = P.di.pstride, oa = P.di.off[3];
     const unsigned nt1
         = parallel_threads(P.dh, n_threads, w, kMinPixelsPerThread);
-    parallel_rows(P.dh, nt1, [&](int y0, int y1) {
-      for (int y = y0; y < y1; y++)
-        invert_rgb_row(P.sp[0] + (size_t)y * P.ss[0],
-                       P.dp[0] + (size_t)y * P.ds[0], w, ps, oa, flip);
+    each_row(P, nt1, [&](const uint8_t *s, uint8_t *d) {
+      invert_rgb_row(s, d, w, ps, oa, flip);
     });
     return true;
   }
@@ -1273,36 +1288,25 @@ run_rgb(const Plan &P, const EffectsPlan *const *fx, int n,
     if (avx512) {
       const Rgb4Consts c
           = rgb4_consts(P.di.off[0], P.di.off[1], P.di.off[2]);
-      parallel_rows(P.dh, nt, [&](int y0, int y1) {
-        for (int y = y0; y < y1; y++)
-          rgb4_row_avx512(P.sp[0] + (size_t)y * P.ss[0],
-                          P.dp[0] + (size_t)y * P.ds[0], w, st, n, c);
+      each_row(P, nt, [&](const uint8_t *s, uint8_t *d) {
+        rgb4_row_avx512(s, d, w, st, n, c);
       });
     } else {
-      for (int i = 0; i < n; i++) {
-        const EffectsPlan &E = *fx[i];
-        st[i].bal_y = E.balance ? pair_table(E.bal_y, 2 * i) : nullptr;
-        st[i].gam_y = E.gamma ? pair_table(E.gam_y, 2 * i + 1) : nullptr;
-        if ((E.balance && !st[i].bal_y) || (E.gamma && !st[i].gam_y))
-          return false;
-      }
+      if (!set_pair_tables(fx, n, st))
+        return false;
       const Rgb4ConstsAvx2 c
           = rgb4_consts_avx2(P.di.off[0], P.di.off[1], P.di.off[2]);
-      parallel_rows(P.dh, nt, [&](int y0, int y1) {
-        for (int y = y0; y < y1; y++)
-          rgb4_row_avx2(P.sp[0] + (size_t)y * P.ss[0],
-                        P.dp[0] + (size_t)y * P.ds[0], w, st, n, c);
+      each_row(P, nt, [&](const uint8_t *s, uint8_t *d) {
+        rgb4_row_avx2(s, d, w, st, n, c);
       });
     }
     return true;
   }
 #endif
+  if (!set_pair_tables(fx, n, st))
+    return false;
   for (int i = 0; i < n; i++) {
     const EffectsPlan &E = *fx[i];
-    st[i].bal_y = E.balance ? pair_table(E.bal_y, 2 * i) : nullptr;
-    st[i].gam_y = E.gamma ? pair_table(E.gam_y, 2 * i + 1) : nullptr;
-    if ((E.balance && !st[i].bal_y) || (E.gamma && !st[i].gam_y))
-      return false;
     st[i].ctab = nullptr;
     if (E.balance && !chroma_identity(E)) {
       st[i].ctab = chroma_table(E, false, i);
@@ -1312,11 +1316,8 @@ run_rgb(const Plan &P, const EffectsPlan *const *fx, int n,
     st[i].invert = E.invert;
   }
   const RgbRow row = rgb_row_for(P.di);
-  parallel_rows(P.dh, nt, [&](int y0, int y1) {
-    for (int y = y0; y < y1; y++)
-      row(P.sp[0] + (size_t)y * P.ss[0], P.dp[0] + (size_t)y * P.ds[0], w, st,
-          n);
-  });
+  each_row(P, nt,
+           [&](const uint8_t *s, uint8_t *d) { row(s, d, w, st, n); });
   return true;
 }
 
