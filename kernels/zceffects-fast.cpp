@@ -403,10 +403,12 @@ round_trip_body(uint8_t *__restrict r, uint8_t *__restrict g,
 /* round_trip_body() as compiled for the build's target, and, on x86-64,
  * for AVX2 too, taken when the CPU has it: twice the lanes for the sums,
  * which are most of an R'G'B' step's time (1920x1080 RGBA through
- * invert, contrast and gamma: 3.5 ms on one core against 5.0). Both write
- * the same bytes (integer arithmetic); the tests run both, the baseline
- * with ZC_CPU_SIMD=baseline in the environment, AVX2 on a CPU with
- * AVX-512 with ZC_CPU_SIMD=avx2. */
+ * invert, contrast and gamma: 3.5 ms on one core against 5.0, when these
+ * loops took every R'G'B' frame; on x86-64 they now take the steps with a
+ * chroma table and three-byte pixels, the four-byte rest going to the
+ * vector loops below). Both write the same bytes (integer arithmetic);
+ * the tests run both, the baseline with ZC_CPU_SIMD=baseline in the
+ * environment, AVX2 on a CPU with AVX-512 with ZC_CPU_SIMD=avx2. */
 using RoundTrip = void (*)(uint8_t *, uint8_t *, uint8_t *, const uint16_t *,
                            const uint16_t *);
 
