@@ -442,14 +442,22 @@ round_trip_avx2(uint8_t *r, uint8_t *g, uint8_t *b, const uint16_t *ytab,
 {
   round_trip_body(r, g, b, ytab, ctab);
 }
+
+/* Whether loops built for AVX2 may run (the CPU has it, ZC_CPU_SIMD lets
+ * them) */
+bool
+have_avx2_rgb()
+{
+  __builtin_cpu_init();
+  return simd_allowed("avx2") && __builtin_cpu_supports("avx2");
+}
 #endif
 
 RoundTrip
 pick_round_trip()
 {
 #if ZC_HAVE_AVX2_CLONES
-  __builtin_cpu_init();
-  if (simd_allowed("avx2") && __builtin_cpu_supports("avx2"))
+  if (have_avx2_rgb())
     return round_trip_avx2;
 #endif
   return round_trip_baseline;
@@ -962,13 +970,6 @@ rgb4_row_avx2(const uint8_t *s, uint8_t *d, int w, const RgbStages *st,
         _mm256_maskstore_epi32((int *)dp, k[i], o);
     }
   }
-}
-
-bool
-have_avx2_rgb()
-{
-  __builtin_cpu_init();
-  return simd_allowed("avx2") && __builtin_cpu_supports("avx2");
 }
 
 bool
