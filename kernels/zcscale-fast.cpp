@@ -12,7 +12,8 @@
  *  1. each source row the band of output rows needs is decoded once per
  *     thread into the values fetch() returns (luma; chroma upsampled over
  *     the whole frame with the interstitial filters, horizontal first,
- *     then vertical, the same edge rules; alpha), one array per channel,
+ *     then vertical, the same edge rules, or each sample replicated
+ *     where the plan does not upsample; alpha), one array per channel,
  *     and kept in a ring while output rows still read it;
  *  2. per output row, the vertical sums sum wy * s of every source column
  *     that the row's taps reach (vectorised over the columns);
@@ -274,6 +275,17 @@ upsample_h(const uint8_t *__restrict c, int kb, int sw, int X0, int X1,
     out[x - X0] = at(x);
 }
 
+/* Pixels X0 .. X0 + n - 1 of a 4:2:x line, each its chroma sample
+ * c[S (x >> 1)] as it is (no filter). */
+template <int S>
+void
+replicate_h(const uint8_t *__restrict c, int X0, int n,
+            uint8_t *__restrict out)
+{
+  for (int i = 0; i < n; i++)
+    out[i] = c[S * ((X0 + i) >> 1)];
+}
+
 /* The vertical step of fetch()'s chroma upsampling: blend() with the row
  * taps' mode as weights (mode 0: (4a + 2) >> 2 = a). */
 void
@@ -523,6 +535,9 @@ struct ScaleJob
   uint8_t cfill[4]; /* the others' values (fetch(): 128 chroma, 255 alpha) */
   int X0, wid;      /* source pixels read: cx + hx.lo on, wid of them */
   int ring;         /* decoded rows kept */
+  bool unit;        /* one tap of weight 1 an output on both axes (a
+                       conversion at the same size): the sums are the
+                       decoded values themselves */
   WordLayout L;
   uint32_t border_word;
 };
@@ -619,6 +634,34 @@ template <class A> struct Band
     }
   }
 
+  /* fetch()'s chroma where the plan does not upsample it (videoconvert's
+   * fast paths at the same size: I420 to R'G'B', YUY2 to Y444): pixel x
+   * reads sample x >> 1 of chroma row r, U into u, V into v. */
+  void chroma_replicated(int r, uint8_t *__restrict u, uint8_t *__restrict v)
+  {
+    const FmtInfo &f = P.si;
+    switch (f.kind) {
+    case kPlanarYuv:
+      replicate_h<1>(P.sp[f.off[1]] + (size_t)r * P.ss[f.off[1]], J.X0, J.wid,
+                     u);
+      replicate_h<1>(P.sp[f.off[2]] + (size_t)r * P.ss[f.off[2]], J.X0, J.wid,
+                     v);
+      break;
+    case kSemiYuv: {
+      const uint8_t *row = P.sp[1] + (size_t)r * P.ss[1];
+      replicate_h<2>(row + f.off[1], J.X0, J.wid, u);
+      replicate_h<2>(row + f.off[2], J.X0, J.wid, v);
+      break;
+    }
+    default: { /* kPacked422 */
+      const uint8_t *row = P.sp[0] + (size_t)r * P.ss[0];
+      replicate_h<4>(row + f.off[1], J.X0, J.wid, u);
+      replicate_h<4>(row + f.off[3], J.X0, J.wid, v);
+      break;
+    }
+    }
+  }
+
   /* The horizontally upsampled chroma row r (4:2:0), computed once. */
   const uint8_t *chroma_cached(int r)
   {
@@ -657,7 +700,10 @@ template <class A> struct Band
       const uint8_t *row = P.sp[0] + (size_t)sy * P.ss[0];
       deinterleave<2>(row + 2 * (size_t)X0 + f.off[0], n, d);
       c[0] = d;
-      chroma_line(sy, d + n, d + 2 * (size_t)n);
+      if (P.chroma_up)
+        chroma_line(sy, d + n, d + 2 * (size_t)n);
+      else
+        chroma_replicated(sy, d + n, d + 2 * (size_t)n);
       c[1] = d + n;
       c[2] = d + 2 * (size_t)n;
       return;
@@ -676,6 +722,10 @@ template <class A> struct Band
     }
     c[1] = d + n;
     c[2] = d + 2 * (size_t)n;
+    if (!P.chroma_up) {
+      chroma_replicated(sy >> f.hs, d + n, d + 2 * (size_t)n);
+      return;
+    }
     if (!f.hs) {
       chroma_line(sy, d + n, d + 2 * (size_t)n);
       return;
@@ -762,33 +812,50 @@ template <class A> struct Band
       /* the tap rows, decoded unless the ring has them */
       for (int i = 0; i < taps; i++)
         slots[i] = row(vy.first[v] + i);
-      for (int c = 0; c < J.nch; c++) {
-        for (int i = 0; i < taps; i++)
-          rows[i] = slots[i][c];
-        v_pass<VT>(rows.data(), wv.data(), taps, J.wid, vs.data());
-        h_pass<A>(hx, hw.data(), vs.data(), acc.data());
-        divide_row<A>(acc.data(), half.data(), recip.data(), nh,
-                      &q[(size_t)c * nh]);
+      const uint8_t *src[4] = { qs[0], qs[1], qs[2], qs[3] };
+      if (J.unit) {
+        for (int c = 0; c < J.nch; c++)
+          src[c] = slots[0][c];
+      } else {
+        for (int c = 0; c < J.nch; c++) {
+          for (int i = 0; i < taps; i++)
+            rows[i] = slots[i][c];
+          v_pass<VT>(rows.data(), wv.data(), taps, J.wid, vs.data());
+          h_pass<A>(hx, hw.data(), vs.data(), acc.data());
+          divide_row<A>(acc.data(), half.data(), recip.data(), nh,
+                        &q[(size_t)c * nh]);
+        }
       }
       uint32_t *w = words.data() + P.rx;
       switch (P.matrix_mode) {
       case kMatrixFloor:
-        colour_row<kMatrixFloor>(P, qs, nh, J.L, w);
+        colour_row<kMatrixFloor>(P, src, nh, J.L, w);
         break;
       case kMatrixOrc8:
-        colour_row<kMatrixOrc8>(P, qs, nh, J.L, w);
+        colour_row<kMatrixOrc8>(P, src, nh, J.L, w);
         break;
       case kMatrixAyuvArgb:
-        colour_row<kMatrixAyuvArgb>(P, qs, nh, J.L, w);
+        colour_row<kMatrixAyuvArgb>(P, src, nh, J.L, w);
         break;
       default:
-        colour_row<kMatrixNone>(P, qs, nh, J.L, w);
+        colour_row<kMatrixNone>(P, src, nh, J.L, w);
         break;
       }
       store(y, words.data());
     }
   }
 };
+
+/* Whether every output of the axis is input lo + u alone, weight 1. */
+bool
+unit_axis(const FilterAxis &a)
+{
+  for (int u = 0; u < a.n; u++)
+    if (a.cnt[u] != 1 || a.wsum[u] != 1 || a.w[(size_t)u * a.tmax] != 1
+        || a.first[u] != a.lo + u)
+      return false;
+  return true;
+}
 
 /* Whether the route takes the plan (and fills J when it does). */
 bool
@@ -805,9 +872,8 @@ prepare(const Plan &P, ScaleJob *J)
       || P.cscale
       || P.pl.mode != kPlanarOff || P.depth != 8 || s.bits != 8 || d.bits != 8)
     return false;
-  /* any 8-bit source; chroma upsampled as fetch() does when scaling */
-  if ((s.ws || s.hs) && !P.chroma_up)
-    return false;
+  /* any 8-bit source; chroma upsampled as fetch() does when scaling, or
+   * replicated where the plan says so (videoconvert's fast paths) */
   /* destinations of one pixel a block */
   if (d.ws || d.hs
       || (d.kind != kPackedRgb && d.kind != kGray && d.kind != kPlanarYuv))
@@ -827,6 +893,7 @@ prepare(const Plan &P, ScaleJob *J)
   J->cfill[3] = 255;
   J->X0 = P.cx + J->hx.lo;
   J->wid = J->hx.hi - J->hx.lo + 1;
+  J->unit = unit_axis(J->hx) && unit_axis(J->vy) && J->hx.n == J->wid;
   int ring = 0;
   for (int v = 0; v < J->vy.n; v++)
     ring = J->vy.cnt[v] > ring ? J->vy.cnt[v] : ring;

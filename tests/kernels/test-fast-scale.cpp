@@ -7,7 +7,8 @@
  * into the 10 packed R'G'B' formats, GRAY8 and Y444; halvings (the
  * benchmark's NV12 -> RGBA, at 4K once), integer and odd ratios,
  * enlargements, one axis up and one down, one axis unscaled, conversions
- * at the same size (every source into every destination), shrinks at
+ * at the same size (every source into every destination, and the ones
+ * where videoconvert replicates chroma: I420 to R'G'B'), shrinks at
  * the 64x limit, odd sizes, crops, destination rectangles with borders,
  * padded and misaligned rows, 1, 2, 3 and all threads, the three
  * matrices in both ranges, and random requests mixing all of these: byte
@@ -97,9 +98,9 @@ ratios()
     for (PixFmt s : src_formats) {
       for (PixFmt d : dsts) {
         /* (one format on both sides is videoscale's situation: the
-         * planar path, which the per-block code runs) */
+         * planar path, which has its own route) */
         scale_case(s, r.sw, r.sh, d, r.dw, r.dh, bilinear(), threads, 0, 0,
-                   Matrix::BT709, false, s == d ? "blocks" : "scale");
+                   Matrix::BT709, false, s == d ? "planar" : "scale");
         threads = threads % 3 + 1;
       }
     }
@@ -297,10 +298,6 @@ not_taken()
              Matrix::BT709, false, "blocks");
   scale_case(PixFmt::NV12, 64, 36, PixFmt::YUY2, 32, 18, bilinear(), 1, 0, 0,
              Matrix::BT709, false, "blocks");
-  /* at the same size, videoconvert's fast path I420 -> R'G'B' replicates
-   * the chroma instead of upsampling it: not this route's arithmetic */
-  scale_case(PixFmt::I420, 64, 36, PixFmt::RGBA, 64, 36, bilinear(), 1, 0, 0,
-             Matrix::BT709, false, "blocks");
 
   /* same format: plane by plane as videoscale (zcplanar-common.h), which
    * is not what this route computes */
@@ -352,6 +349,20 @@ same_size()
     for (PixFmt d : rgb_formats)
       scale_case(s, 64, 36, d, 64, 36, bilinear(), 2, 0, 0, Matrix::BT709,
                  false, "scale", " same size");
+  /* videoconvert's fast paths that replicate each chroma sample instead
+   * of upsampling it (I420 -> R'G'B' with its own arithmetic, YUY2 ->
+   * Y444): the route decodes the chroma the same way */
+  for (PixFmt s : { PixFmt::I420, PixFmt::YV12 })
+    for (PixFmt d : rgb_formats)
+      for (int w : { 64, 37 })
+        scale_case(s, w, 21, d, w, 21, bilinear(), 2, w & 3, w & 1,
+                   Matrix::BT601, w & 1, "scale", " same size, replicated");
+  for (PixFmt s : { PixFmt::YUY2, PixFmt::UYVY })
+    for (int w : { 64, 37 })
+      scale_case(s, w, 21, PixFmt::Y444, w, 21, bilinear(), 3, w & 3, w & 1,
+                 Matrix::BT709, false, "scale", " same size, replicated");
+  scale_case(PixFmt::I420, 1920, 1080, PixFmt::RGBA, 1920, 1080, bilinear(), 0,
+             0, 0, Matrix::BT709, false, "scale", " same size");
   scale_case(PixFmt::NV12, 1920, 1080, PixFmt::RGBA, 1920, 1080, bilinear(), 0,
              0, 0, Matrix::BT709, false, "scale", " same size");
   /* cropped to the destination's size, and placed with borders */
