@@ -52,6 +52,11 @@ bool fast_effects_steps(const Plan *steps, int n, unsigned n_threads);
  * integer sums, then the colour step and the store (zcscale-fast.cpp). */
 bool fast_scale(const Plan &P, unsigned n_threads, bool run);
 
+/* Same-format bilinear and bicubic scaling plane by plane, as videoscale
+ * (PlanarPlan::scale): each axis's taps once, each pass once per row
+ * (zcplanar-fast.cpp). */
+bool fast_planar(const Plan &P, unsigned n_threads, bool run);
+
 } // namespace detail
 } // namespace zc
 

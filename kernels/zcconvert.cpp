@@ -822,6 +822,7 @@ constexpr NamedRoute kFastRoutes[] = {
   {"repack", detail::fast_repack},
   {"effects", detail::fast_effects},
   {"scale", detail::fast_scale},
+  {"planar", detail::fast_planar},
 };
 
 } // namespace
