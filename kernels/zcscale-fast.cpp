@@ -22,7 +22,9 @@
  *     a fixed stride, and that loop is written for it;
  *  4. the rounding, without a division per pixel (see divide_row());
  *  5. the colour step with zcconvert-common.h's own functions, and the
- *     store, as convert_block() stores (borders included).
+ *     store, as convert_block() stores (borders included); into a
+ *     subsampled destination two rows at a time where it is 4:2:0, each
+ *     block's chroma averaged (or its first pixel's) as there.
  *
  * No intermediate is rounded. The types of the sums are chosen per request
  * from the largest sums the taps allow (ScaleTier), so none can overflow;
@@ -566,7 +568,7 @@ template <class A> struct Band
   std::vector<VT> vs;
   std::vector<AT> acc;
   std::vector<uint8_t> q;
-  std::vector<uint32_t> words, border;
+  std::vector<uint32_t> words, words2, border;
   /* the horizontal windows' weights; per output column Wx, fl(1 / Wx)
    * and the 1/2 of floor(W / 2) + 1/2 for an odd and an even Wy; per row,
    * divide_row()'s half and r (recip) */
@@ -577,10 +579,14 @@ template <class A> struct Band
       : J(job), P(*job.P), tag(job.ring, -1), ch((size_t)job.ring * 4),
         buf((size_t)job.ring * 4 * job.wid), vs(job.wid), acc(job.hx.n),
         q((size_t)4 * job.hx.n), words(job.P->dw, job.border_word),
+        words2(job.P->di.hs ? job.P->dw : 0, job.border_word),
         border(job.P->dw, job.border_word), hw(job.hx.ww.size()), wxf(job.hx.n),
         rx(job.hx.n), plus_wy_odd(job.hx.n), plus_wy_even(job.hx.n, (FT)0.5),
         half(job.hx.n), recip(job.hx.n)
   {
+    rows.resize(J.vy.tmax);
+    wv.resize(J.vy.tmax);
+    slots.resize(J.vy.tmax);
     if (P.si.hs)
       cbuf.resize((size_t)4 * J.wid);
     /* pixels X0 .. X1 read chroma samples (X0 >> 1) - 1 .. (X1 >> 1) + 1 */
@@ -775,73 +781,163 @@ template <class A> struct Band
     }
   }
 
-  void run(int y0, int y1)
+  /* What row_words() keeps from one row to the next */
+  std::vector<const uint8_t *> rows;
+  std::vector<VT> wv;
+  std::vector<const uint8_t *const *> slots;
+  uint64_t wy_row = 0;
+
+  /* The words of destination row y: the border's, or its pixels' (into
+   * w, whose columns outside the picture hold the border). */
+  const uint32_t *row_words(int y, uint32_t *w)
   {
+    if (y < P.ry || y >= P.ry + P.rh)
+      return border.data();
     const FilterAxis &hx = J.hx, &vy = J.vy;
     const int nh = hx.n;
-    std::vector<const uint8_t *> rows((size_t)vy.tmax);
-    std::vector<VT> wv((size_t)vy.tmax);
-    std::vector<const uint8_t *const *> slots((size_t)vy.tmax);
     const uint8_t *qs[4];
     for (int c = 0; c < 4; c++)
       qs[c] = &q[(size_t)c * nh];
-    uint64_t wy_row = 0;
-    for (int y = y0; y < y1; y++) {
-      if (y < P.ry || y >= P.ry + P.rh) {
-        store(y, border.data());
-        continue;
+    const int v = y - P.ry;
+    const int taps = vy.cnt[v];
+    for (int i = 0; i < taps; i++)
+      wv[i] = (VT)vy.w[(size_t)v * vy.tmax + i];
+    const uint64_t wy = vy.wsum[v];
+    if (wy != wy_row) {
+      /* (the rows away from the edges share one Wy, or take a few in
+       * turn) floor(W / 2) + 1/2 is W / 2 + 1/2 for an even W = Wx Wy,
+       * W / 2 for an odd one; all exact in FT (W <= 2^42), whether or
+       * not the compiler fuses the multiply and the add */
+      const FT ry = (FT)1 / (FT)wy, hy = (FT)wy * (FT)0.5;
+      const FT *plus = (wy & 1) ? plus_wy_odd.data() : plus_wy_even.data();
+      for (int u = 0; u < nh; u++) {
+        half[u] = wxf[u] * hy + plus[u];
+        recip[u] = rx[u] * ry;
       }
-      const int v = y - P.ry;
-      const int taps = vy.cnt[v];
-      for (int i = 0; i < taps; i++)
-        wv[i] = (VT)vy.w[(size_t)v * vy.tmax + i];
-      const uint64_t wy = vy.wsum[v];
-      if (wy != wy_row) {
-        /* (the rows away from the edges share one Wy, or take a few in
-         * turn) floor(W / 2) + 1/2 is W / 2 + 1/2 for an even W = Wx Wy,
-         * W / 2 for an odd one; all exact in FT (W <= 2^42), whether or
-         * not the compiler fuses the multiply and the add */
-        const FT ry = (FT)1 / (FT)wy, hy = (FT)wy * (FT)0.5;
-        const FT *plus = (wy & 1) ? plus_wy_odd.data() : plus_wy_even.data();
-        for (int u = 0; u < nh; u++) {
-          half[u] = wxf[u] * hy + plus[u];
-          recip[u] = rx[u] * ry;
+      wy_row = wy;
+    }
+    /* the tap rows, decoded unless the ring has them */
+    for (int i = 0; i < taps; i++)
+      slots[i] = row(vy.first[v] + i);
+    const uint8_t *src[4] = { qs[0], qs[1], qs[2], qs[3] };
+    if (J.unit) {
+      for (int c = 0; c < J.nch; c++)
+        src[c] = slots[0][c];
+    } else {
+      for (int c = 0; c < J.nch; c++) {
+        for (int i = 0; i < taps; i++)
+          rows[i] = slots[i][c];
+        v_pass<VT>(rows.data(), wv.data(), taps, J.wid, vs.data());
+        h_pass<A>(hx, hw.data(), vs.data(), acc.data());
+        divide_row<A>(acc.data(), half.data(), recip.data(), nh,
+                      &q[(size_t)c * nh]);
+      }
+    }
+    uint32_t *o = w + P.rx;
+    switch (P.matrix_mode) {
+    case kMatrixFloor:
+      colour_row<kMatrixFloor>(P, src, nh, J.L, o);
+      break;
+    case kMatrixOrc8:
+      colour_row<kMatrixOrc8>(P, src, nh, J.L, o);
+      break;
+    case kMatrixAyuvArgb:
+      colour_row<kMatrixAyuvArgb>(P, src, nh, J.L, o);
+      break;
+    default:
+      colour_row<kMatrixNone>(P, src, nh, J.L, o);
+      break;
+    }
+    return w;
+  }
+
+  /* Destination rows [y0, y1), one pixel a block. */
+  void run(int y0, int y1)
+  {
+    for (int y = y0; y < y1; y++)
+      store(y, row_words(y, words.data()));
+  }
+
+  /* Destination block rows [b0, b1) of a subsampled destination: its
+   * rows' luma, and the chroma of each block as convert_block() takes it
+   * (the first pixel's where both sides have the same subsampling, else
+   * the average of its rows, then of its columns; a row or column past
+   * the frame left out). The words hold Y, U, V in bytes 0, 1, 2. */
+  void run_blocks(int b0, int b1)
+  {
+    const FmtInfo &f = P.di;
+    const int bw = 1 << f.ws, bh = 1 << f.hs;
+    const int nbx = (P.dw + bw - 1) / bw;
+    for (int by = b0; by < b1; by++) {
+      const int y = by * bh;
+      const uint32_t *w0 = row_words(y, words.data());
+      const uint32_t *w1 = bh == 2 && y + 1 < P.dh
+                               ? row_words(y + 1, words2.data())
+                               : nullptr;
+      if (f.kind != kPacked422) {
+        store_luma(y, w0);
+        if (w1)
+          store_luma(y + 1, w1);
+      }
+      for (int bx = 0; bx < nbx; bx++) {
+        const int x0 = bx * bw;
+        const bool two = bw == 2 && x0 + 1 < P.dw;
+        uint32_t u, v;
+        if (!P.chroma_down) {
+          u = (w0[x0] >> 8) & 0xff;
+          v = (w0[x0] >> 16) & 0xff;
+        } else {
+          uint32_t cu[2], cv[2];
+          for (int i = 0; i < (two ? 2 : 1); i++) {
+            cu[i] = (w0[x0 + i] >> 8) & 0xff;
+            cv[i] = (w0[x0 + i] >> 16) & 0xff;
+            if (w1) {
+              cu[i] = avg2(cu[i], (w1[x0 + i] >> 8) & 0xff);
+              cv[i] = avg2(cv[i], (w1[x0 + i] >> 16) & 0xff);
+            }
+          }
+          u = two ? avg2(cu[0], cu[1]) : cu[0];
+          v = two ? avg2(cv[0], cv[1]) : cv[0];
         }
-        wy_row = wy;
+        store_chroma(by, bx, u, v, w0[x0] & 0xff,
+                     (two ? w0[x0 + 1] : w0[x0]) & 0xff);
       }
-      /* the tap rows, decoded unless the ring has them */
-      for (int i = 0; i < taps; i++)
-        slots[i] = row(vy.first[v] + i);
-      const uint8_t *src[4] = { qs[0], qs[1], qs[2], qs[3] };
-      if (J.unit) {
-        for (int c = 0; c < J.nch; c++)
-          src[c] = slots[0][c];
-      } else {
-        for (int c = 0; c < J.nch; c++) {
-          for (int i = 0; i < taps; i++)
-            rows[i] = slots[i][c];
-          v_pass<VT>(rows.data(), wv.data(), taps, J.wid, vs.data());
-          h_pass<A>(hx, hw.data(), vs.data(), acc.data());
-          divide_row<A>(acc.data(), half.data(), recip.data(), nh,
-                        &q[(size_t)c * nh]);
-        }
-      }
-      uint32_t *w = words.data() + P.rx;
-      switch (P.matrix_mode) {
-      case kMatrixFloor:
-        colour_row<kMatrixFloor>(P, src, nh, J.L, w);
-        break;
-      case kMatrixOrc8:
-        colour_row<kMatrixOrc8>(P, src, nh, J.L, w);
-        break;
-      case kMatrixAyuvArgb:
-        colour_row<kMatrixAyuvArgb>(P, src, nh, J.L, w);
-        break;
-      default:
-        colour_row<kMatrixNone>(P, src, nh, J.L, w);
-        break;
-      }
-      store(y, words.data());
+    }
+  }
+
+  /* Luma of destination row y (a planar or semi-planar destination) */
+  void store_luma(int y, const uint32_t *w)
+  {
+    uint8_t *d = P.dp[0] + (size_t)y * P.ds[0];
+    for (int x = 0; x < P.dw; x++)
+      d[x] = (uint8_t)w[x];
+  }
+
+  /* Chroma sample (bx, by); for packed 4:2:2 the macropixel, with its two
+   * luma values (the second repeating the first at an odd width). */
+  void store_chroma(int by, int bx, uint32_t u, uint32_t v, uint32_t y0,
+                    uint32_t y1)
+  {
+    const FmtInfo &f = P.di;
+    switch (f.kind) {
+    case kPlanarYuv:
+      P.dp[f.off[1]][(size_t)by * P.ds[f.off[1]] + bx] = (uint8_t)u;
+      P.dp[f.off[2]][(size_t)by * P.ds[f.off[2]] + bx] = (uint8_t)v;
+      break;
+    case kSemiYuv: {
+      uint8_t *p = P.dp[1] + (size_t)by * P.ds[1] + (size_t)2 * bx;
+      p[f.off[1]] = (uint8_t)u;
+      p[f.off[2]] = (uint8_t)v;
+      break;
+    }
+    default: { /* kPacked422 */
+      uint8_t *p = P.dp[0] + (size_t)by * P.ds[0] + (size_t)4 * bx;
+      p[f.off[0]] = (uint8_t)y0;
+      p[f.off[1]] = (uint8_t)u;
+      p[f.off[2]] = (uint8_t)y1;
+      p[f.off[3]] = (uint8_t)v;
+      break;
+    }
     }
   }
 };
@@ -874,9 +970,10 @@ prepare(const Plan &P, ScaleJob *J)
     return false;
   /* any 8-bit source; chroma upsampled as fetch() does when scaling, or
    * replicated where the plan says so (videoconvert's fast paths) */
-  /* destinations of one pixel a block */
-  if (d.ws || d.hs
-      || (d.kind != kPackedRgb && d.kind != kGray && d.kind != kPlanarYuv))
+  /* any 8-bit destination: its chroma made as convert_block() makes it
+   * (not where videoconvert's planar chroma scaler would) */
+  if (d.kind != kPackedRgb && d.kind != kGray && d.kind != kPlanarYuv
+      && d.kind != kSemiYuv && d.kind != kPacked422)
     return false;
 
   J->P = &P;
@@ -930,15 +1027,22 @@ bool
 run_job(const ScaleJob &J, unsigned n_threads)
 {
   const Plan &P = *J.P;
-  const int64_t work = (int64_t)P.dw + (int64_t)J.wid * P.oh / P.dh;
-  const unsigned n
-      = parallel_threads(P.dh, n_threads, work, kMinPixelsPerThread);
+  /* (a subsampled destination is cut into rows of blocks) */
+  const bool sub = P.di.ws || P.di.hs;
+  const int bh = 1 << P.di.hs;
+  const int rows = sub ? (P.dh + bh - 1) / bh : P.dh;
+  const int64_t work
+      = ((int64_t)P.dw + (int64_t)J.wid * P.oh / P.dh) * (sub ? bh : 1);
+  const unsigned n = parallel_threads(rows, n_threads, work, kMinPixelsPerThread);
   std::atomic<bool> ok{ true };
-  parallel_rows(P.dh, n, [&J, &ok](int y0, int y1) {
+  parallel_rows(rows, n, [&J, &ok, sub](int r0, int r1) {
     /* (an exception must not leave a worker thread) */
     try {
       Band<A> band(J);
-      band.run(y0, y1);
+      if (sub)
+        band.run_blocks(r0, r1);
+      else
+        band.run(r0, r1);
     } catch (...) {
       ok = false;
     }

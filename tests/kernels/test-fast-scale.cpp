@@ -4,7 +4,8 @@
  * Bilinear scaling of 8-bit frames (zcfilter's default method): every
  * source family the route takes (4:2:0 semi-planar and planar, 4:2:2
  * planar and packed, 4:4:4, GRAY8, packed R'G'B' with and without alpha)
- * into the 10 packed R'G'B' formats, GRAY8 and Y444; halvings (the
+ * into the 10 packed R'G'B' formats, GRAY8 and Y444, and into the
+ * subsampled 8-bit formats (each block's chroma averaged); halvings (the
  * benchmark's NV12 -> RGBA, at 4K once), integer and odd ratios,
  * enlargements, one axis up and one down, one axis unscaled, conversions
  * at the same size (every source into every destination, and the ones
@@ -13,8 +14,8 @@
  * padded and misaligned rows, 1, 2, 3 and all threads, the three
  * matrices in both ranges, and random requests mixing all of these: byte
  * for byte what convert_block() writes. And what is outside the route
- * (other filters, orientation, effects, deeper formats, subsampled
- * destinations, same-format scaling) does not take it.
+ * (other filters, orientation, effects, deeper formats, same-format
+ * scaling) does not take it.
  */
 #include "fast-route-check.h"
 
@@ -202,12 +203,13 @@ random_requests()
     PixFmt::RGBA, PixFmt::BGRA, PixFmt::RGBx,  PixFmt::BGRx,
     PixFmt::ARGB, PixFmt::ABGR, PixFmt::xRGB,  PixFmt::xBGR,
     PixFmt::RGB,  PixFmt::BGR,  PixFmt::GRAY8, PixFmt::Y444,
+    PixFmt::NV12, PixFmt::I420, PixFmt::YUY2,  PixFmt::Y42B,
   };
   auto rnd = [](int a, int b) {
     return std::uniform_int_distribution<int>(a, b)(g_rng);
   };
   for (int it = 0; it < 400; it++) {
-    const PixFmt s = srcs[rnd(0, 14)], d = dsts[rnd(0, 11)];
+    const PixFmt s = srcs[rnd(0, 14)], d = dsts[rnd(0, 15)];
     if (s == d)
       continue;
     const int sw = rnd(1, rnd(0, 3) ? 80 : 400);
@@ -252,6 +254,86 @@ random_requests()
   }
 }
 
+/* Subsampled destinations (4:2:0 semi-planar and planar, 4:2:2 planar
+ * and packed): each block's chroma averaged over its rows, then its
+ * columns, a row or column past the frame left out; the first pixel's
+ * where both sides have the same subsampling at the same size. Same
+ * size, scaled, odd sizes (a last block of one row or column), crops and
+ * placements with borders (averaged into the edge blocks). */
+static void
+subsampled()
+{
+  const PixFmt dsts[] = { PixFmt::NV12, PixFmt::NV21, PixFmt::I420,
+                          PixFmt::YV12, PixFmt::Y42B, PixFmt::YUY2,
+                          PixFmt::UYVY };
+  const PixFmt srcs[] = { PixFmt::RGBA, PixFmt::BGRx, PixFmt::RGB,
+                          PixFmt::ARGB, PixFmt::NV12, PixFmt::NV21,
+                          PixFmt::I420, PixFmt::YV12, PixFmt::Y42B,
+                          PixFmt::Y444, PixFmt::YUY2, PixFmt::UYVY,
+                          PixFmt::GRAY8 };
+  struct Shape
+  {
+    int sw, sh, dw, dh;
+  };
+  /* (at the same size a pair may take videoconvert's planar chroma
+   * scaler instead, so only the scaled shapes are pinned) */
+  const Shape same[] = { { 64, 36, 64, 36 }, { 37, 21, 37, 21 } };
+  const Shape scaled[] = { { 128, 72, 64, 36 },
+                           { 99, 51, 33, 17 },
+                           { 33, 17, 64, 40 },
+                           { 64, 48, 63, 21 } };
+  unsigned t = 0;
+  int k = 0;
+  for (PixFmt sf : srcs) {
+    for (PixFmt df : dsts) {
+      if (sf == df)
+        continue;
+      for (const Shape &z : same)
+        scale_case(sf, z.sw, z.sh, df, z.dw, z.dh, bilinear(), t % 4, k % 5,
+                   k % 3, (Matrix)(k % 3), k & 1, "*", " same size");
+      for (const Shape &z : scaled) {
+        scale_case(sf, z.sw, z.sh, df, z.dw, z.dh, bilinear(), t % 4, k % 5,
+                   k % 3, (Matrix)(k % 3), k & 1, "scale");
+        t++;
+        k++;
+      }
+    }
+  }
+  /* pairs whose same-size conversion is pinned: the first pixel's chroma
+   * (NV12 -> I420, I420 -> YUY2), averaged rows (YUY2 -> I420), R'G'B'
+   * into 4:2:0 and 4:2:2, 4:2:2 into 4:2:0 */
+  const PixFmt pinned[][2] = {
+    { PixFmt::NV12, PixFmt::I420 }, { PixFmt::I420, PixFmt::NV12 },
+    { PixFmt::I420, PixFmt::YUY2 }, { PixFmt::YUY2, PixFmt::I420 },
+    { PixFmt::YUY2, PixFmt::NV12 }, { PixFmt::UYVY, PixFmt::NV21 },
+    { PixFmt::RGBA, PixFmt::NV12 }, { PixFmt::BGRx, PixFmt::I420 },
+    { PixFmt::RGB, PixFmt::YUY2 },  { PixFmt::NV12, PixFmt::UYVY },
+  };
+  for (const auto &pr : pinned) {
+    scale_case(pr[0], 64, 36, pr[1], 64, 36, bilinear(), 2, 0, 0,
+               Matrix::BT709, false, "scale", " same size");
+    scale_case(pr[0], 37, 21, pr[1], 37, 21, bilinear(), 3, 3, 1,
+               Matrix::BT601, true, "scale", " same size, odd");
+  }
+  scale_case(PixFmt::RGBA, 1920, 1080, PixFmt::NV12, 1920, 1080, bilinear(), 0,
+             0, 0, Matrix::BT709, false, "scale", " same size");
+  scale_case(PixFmt::YUY2, 1920, 1080, PixFmt::NV12, 1920, 1080, bilinear(), 0,
+             0, 0, Matrix::BT709, false, "scale", " same size");
+  /* crops and placements, odd offsets: border pixels averaged in */
+  zc::ConvertParams p = bilinear();
+  p.crop_left = 5;
+  p.crop_top = 3;
+  p.dst_x = 3;
+  p.dst_y = 1;
+  p.dst_w = 51;
+  p.dst_h = 27;
+  p.border_argb = 0xff20c040u;
+  for (PixFmt df : dsts)
+    for (PixFmt sf : { PixFmt::RGBA, PixFmt::NV12, PixFmt::YUY2 })
+      scale_case(sf, 70, 40, df, 58, 31, p, 2, 1, 0, Matrix::BT601, false,
+                 "scale", " cropped and placed");
+}
+
 /* The benchmark itself, once: NV12 3840x2160 -> RGBA 1920x1080. */
 static void
 benchmark_case()
@@ -293,11 +375,6 @@ not_taken()
              0, Matrix::BT709, false, "blocks");
   scale_case(PixFmt::NV12, 64, 36, PixFmt::GRAY16_LE, 32, 18, bilinear(), 1, 0,
              0, Matrix::BT709, false, "blocks");
-  /* subsampled destinations */
-  scale_case(PixFmt::RGBA, 64, 36, PixFmt::NV12, 32, 18, bilinear(), 1, 0, 0,
-             Matrix::BT709, false, "blocks");
-  scale_case(PixFmt::NV12, 64, 36, PixFmt::YUY2, 32, 18, bilinear(), 1, 0, 0,
-             Matrix::BT709, false, "blocks");
 
   /* same format: plane by plane as videoscale (zcplanar-common.h), which
    * is not what this route computes */
@@ -387,6 +464,7 @@ cpu_tests()
   same_size();
   nv12_to_rgb();
   geometry();
+  subsampled();
   random_requests();
   not_taken();
   benchmark_case();
