@@ -57,6 +57,11 @@ bool fast_scale(const Plan &P, unsigned n_threads, bool run);
  * (zcplanar-fast.cpp). */
 bool fast_planar(const Plan &P, unsigned n_threads, bool run);
 
+/* Same-format requests that only move samples (orientation, crop,
+ * nearest scaling): a gather per row through two tables a plane
+ * (zcmove-fast.cpp). */
+bool fast_move(const Plan &P, unsigned n_threads, bool run);
+
 } // namespace detail
 } // namespace zc
 

@@ -823,6 +823,7 @@ constexpr NamedRoute kFastRoutes[] = {
   {"effects", detail::fast_effects},
   {"scale", detail::fast_scale},
   {"planar", detail::fast_planar},
+  {"move", detail::fast_move},
 };
 
 } // namespace

@@ -277,8 +277,8 @@ bool convert_cpu_reference(const FrameDesc &src, const FrameDesc &dst,
                            const ConvertParams &p, unsigned n_threads);
 
 /* Which way convert_cpu() takes for a request: "repack", "effects",
- * "scale" or "planar" (a route written for the CPU), "blocks" (the
- * per-block code), or NULL for a request it refuses. For tests and
+ * "scale", "planar" or "move" (a route written for the CPU), "blocks"
+ * (the per-block code), or NULL for a request it refuses. For tests and
  * benchmarks. */
 const char *convert_cpu_route(const FrameDesc &src, const FrameDesc &dst,
                               const ConvertParams &p);

@@ -102,8 +102,8 @@ struct HostFrame
 
 /* src (already filled) into a dst of (dfmt, dw, dh) with p, by convert_cpu()
  * on n_threads threads and by the reference: byte-equal, and taken by the
- * route `route` ("repack", "effects", "scale", "planar", "blocks", or "*":
- * any). */
+ * route `route` ("repack", "effects", "scale", "planar", "move", "blocks",
+ * or "*": any). */
 inline bool
 check_route(const char *name, const HostFrame &src, zc::PixFmt dfmt, int dw,
             int dh, const zc::ConvertParams &p, const char *route,
