@@ -46,7 +46,12 @@ gst_zc_buffer_pool_set_config (GstBufferPool * pool, GstStructure * config)
   /* Whatever allocator was asked for, buffers of this pool are ours */
   gst_buffer_pool_config_set_allocator (config, self->allocator, &params);
 
-  if (gst_buffer_pool_config_has_option (config,
+  /* Pitched rows serve the GPU's loads; ordinary system memory (the CPU
+   * backend's) keeps GStreamer's default layout, which a consumer without
+   * GstVideoMeta reads as it is (zcdownload then hands the frame on
+   * instead of repacking it). */
+  if (self->memory_type != GST_ZC_MEMORY_TYPE_SYSTEM &&
+      gst_buffer_pool_config_has_option (config,
           GST_BUFFER_POOL_OPTION_VIDEO_META)) {
     GstVideoAlignment align;
     gst_video_alignment_reset (&align);

@@ -14,7 +14,8 @@ G_BEGIN_DECLS
  *
  * Rows of pool buffers start on multiples of this many bytes when the
  * consumer of the pool understands #GstVideoMeta, so a warp's loads of a row
- * are whole, coalesced transactions.
+ * are whole, coalesced transactions. Pools of %GST_ZC_MEMORY_TYPE_SYSTEM
+ * memory, which no kernel reads, keep GStreamer's default layout.
  */
 #define GST_ZC_ROW_PITCH_ALIGN 128
 

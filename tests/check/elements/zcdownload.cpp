@@ -36,10 +36,19 @@ struct DownloadFixture
     pool = gst_zc_buffer_pool_new (ctx, GST_ZC_MEMORY_TYPE_AUTO);
     GstStructure *config = gst_buffer_pool_get_config (pool);
     gst_buffer_pool_config_set_params (config, caps, info.size, 2, 0);
-    /* With GstVideoMeta the pool pads rows to GST_ZC_ROW_PITCH_ALIGN */
-    if (padded_strides)
+    /* Padded rows, GST_ZC_ROW_PITCH_ALIGN as the pool pitches them for
+     * the GPU, asked for here so that system memory has them too */
+    if (padded_strides) {
       gst_buffer_pool_config_add_option (config,
           GST_BUFFER_POOL_OPTION_VIDEO_META);
+      gst_buffer_pool_config_add_option (config,
+          GST_BUFFER_POOL_OPTION_VIDEO_ALIGNMENT);
+      GstVideoAlignment align;
+      gst_video_alignment_reset (&align);
+      for (guint i = 0; i < GST_VIDEO_MAX_PLANES; i++)
+        align.stride_align[i] = GST_ZC_ROW_PITCH_ALIGN - 1;
+      gst_buffer_pool_config_set_video_alignment (config, &align);
+    }
     fail_unless (gst_buffer_pool_set_config (pool, config));
     fail_unless (gst_buffer_pool_set_active (pool, TRUE));
 
@@ -200,6 +209,47 @@ GST_START_TEST (test_download_repacks_padded_strides_without_video_meta)
 
 GST_END_TEST;
 
+/* On the CPU backend (system memory) the frames zcfilter writes keep
+ * GStreamer's default layout, so a consumer that does not read
+ * GstVideoMeta (fakesink here, as filesink or a plain appsink) takes them
+ * without a repack: I420's chroma rows and a rotated frame's rows would
+ * be padded if pitched for a GPU. */
+GST_START_TEST (test_download_cpu_frames_need_no_repack)
+{
+  const gchar *chains[] = {
+    "video/x-raw,format=NV12,width=64,height=48 ! zcupload memory-type=system"
+        " ! zcfilter memory-type=system ! "
+        "video/x-raw(memory:CUDAZeroCopy),format=I420 ! ",
+    "video/x-raw,format=RGBA,width=64,height=36 ! zcupload memory-type=system"
+        " ! zcfilter memory-type=system video-direction=90r ! ",
+    "video/x-raw,format=I420,width=37,height=13 ! zcupload memory-type=system"
+        " ! zcfilter memory-type=system video-direction=horiz ! ",
+  };
+  for (const gchar *chain : chains) {
+    gchar *desc = g_strdup_printf ("videotestsrc num-buffers=5 ! %s"
+        "zcdownload name=d memory-type=system ! fakesink", chain);
+    GstElement *p = zc_test_parse (desc);
+    fail_unless (gst_element_set_state (p, GST_STATE_PLAYING) !=
+        GST_STATE_CHANGE_FAILURE);
+    ZcBusLog log;
+    zc_test_collect (p, log, 30 * GST_SECOND);
+    fail_unless (log.eos && log.errors.empty (), "%s: %s", desc,
+        log.describe ().c_str ());
+    GstElement *d = zc_test_get_by_name (p, "d");
+    std::string stats = zc_test_stats_to_string (d);
+    fail_unless (zc_test_stat (d, "buffers") == 5, "%s: %s", desc,
+        stats.c_str ());
+    fail_unless (zc_test_stat (d, "copied-buffers") == 0, "%s: %s", desc,
+        stats.c_str ());
+    gst_object_unref (d);
+    gst_element_set_state (p, GST_STATE_NULL);
+    gst_object_unref (p);
+    g_free (desc);
+  }
+}
+
+GST_END_TEST;
+
 GST_START_TEST (test_download_pad_templates)
 {
   GstElement *e = gst_element_factory_make ("zcdownload", NULL);
@@ -236,6 +286,7 @@ zcdownload_suite (void)
   tcase_add_test (tc, test_download_same_memory_no_copy);
   tcase_add_test (tc, test_download_default_strides_need_no_meta_downstream);
   tcase_add_test (tc, test_download_repacks_padded_strides_without_video_meta);
+  tcase_add_test (tc, test_download_cpu_frames_need_no_repack);
   tcase_add_test (tc, test_download_pad_templates);
   return s;
 }
