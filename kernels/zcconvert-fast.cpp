@@ -1,6 +1,10 @@
 /* gst-zerocopy: the repack route of the CPU backend (zcconvert-fast.h).
  * SPDX-License-Identifier: LGPL-2.1-or-later
  *
+ * Between the 8-bit 4:2:0 layouts (NV12, NV21, I420, YV12), same colour,
+ * nothing moved: the luma rows copied, the chroma samples moved between
+ * planes (repack_420()).
+ *
  * Between packed R'G'B' formats at the same size, with nothing moved and no
  * effect, convert_block() takes each pixel's R, G, B and alpha (the padding
  * byte of xRGB-like formats counts as alpha; 0xff from a 3-byte format) and
@@ -129,11 +133,74 @@ row_bytes(const uint8_t *s, int sps, uint8_t *d, int dps, int w,
       d[k] = sel[k] >= 0 ? s[sel[k]] : 0xff;
 }
 
+/* One chroma row of a 4:2:0 frame: U and V of sample k at u[S k], v[S k]
+ * (S = 1 planar, 2 semi-planar). */
+template <int SI, int SO>
+void
+chroma_row(const uint8_t *__restrict su, const uint8_t *__restrict sv,
+           uint8_t *__restrict du, uint8_t *__restrict dv, int n)
+{
+  for (int k = 0; k < n; k++) {
+    du[SO * k] = su[SI * k];
+    dv[SO * k] = sv[SI * k];
+  }
+}
+
+/* Between the 8-bit 4:2:0 layouts (NV12, NV21, I420, YV12) with the same
+ * colour, nothing moved, no effect: convert_block() stores each luma
+ * sample as read and each block's chroma as its first pixel reads it,
+ * which at the same subsampling is the block's own chroma sample. */
+bool
+repack_420(const Plan &P, unsigned n_threads, bool run)
+{
+  const FmtInfo &s = P.si, &d = P.di;
+  auto is_420 = [](const FmtInfo &f) {
+    return (f.kind == kPlanarYuv || f.kind == kSemiYuv) && f.bits == 8
+           && f.ws == 1 && f.hs == 1;
+  };
+  if (!is_420(s) || !is_420(d) || P.fx.active || P.matrix_mode != kMatrixNone
+      || P.cscale || P.pl.mode || P.chroma_up || P.chroma_down
+      || !plan_moves_nothing(P))
+    return false;
+  if (!run)
+    return true;
+  /* the chroma of sample k: plane, byte offset, step */
+  auto at = [](const FmtInfo &f, int c, int *plane, int *off) {
+    *plane = f.kind == kSemiYuv ? 1 : f.off[c];
+    *off = f.kind == kSemiYuv ? f.off[c] : 0;
+  };
+  int spu, sou, spv, sov, dpu, dou, dpv, dov;
+  at(s, 1, &spu, &sou);
+  at(s, 2, &spv, &sov);
+  at(d, 1, &dpu, &dou);
+  at(d, 2, &dpv, &dov);
+  const bool ssemi = s.kind == kSemiYuv, dsemi = d.kind == kSemiYuv;
+  void (*crow)(const uint8_t *, const uint8_t *, uint8_t *, uint8_t *, int)
+      = ssemi ? (dsemi ? chroma_row<2, 2> : chroma_row<2, 1>)
+              : (dsemi ? chroma_row<1, 2> : chroma_row<1, 1>);
+  const int w = P.dw, h = P.dh, cw = (w + 1) / 2, ch = (h + 1) / 2;
+  const unsigned n = parallel_threads(ch, n_threads, 3 * (int64_t)cw * 2,
+                                      kMinPixelsPerThread);
+  parallel_rows(ch, n, [&](int r0, int r1) {
+    for (int y = 2 * r0; y < 2 * r1 && y < h; y++)
+      std::memcpy(P.dp[0] + (size_t)y * P.ds[0], P.sp[0] + (size_t)y * P.ss[0],
+                  (size_t)w);
+    for (int r = r0; r < r1; r++)
+      crow(P.sp[spu] + (size_t)r * P.ss[spu] + sou,
+           P.sp[spv] + (size_t)r * P.ss[spv] + sov,
+           P.dp[dpu] + (size_t)r * P.ds[dpu] + dou,
+           P.dp[dpv] + (size_t)r * P.ds[dpv] + dov, cw);
+  });
+  return true;
+}
+
 } // namespace
 
 bool
 fast_repack(const Plan &P, unsigned n_threads, bool run)
 {
+  if (repack_420(P, n_threads, run))
+    return true;
   if (P.si.kind != kPackedRgb || P.di.kind != kPackedRgb || P.fx.active
       || P.matrix_mode != kMatrixNone || !plan_moves_nothing(P))
     return false;

@@ -32,8 +32,9 @@ plan_moves_nothing(const Plan &P)
          && P.sh == P.dh && P.rw == P.dw && P.rh == P.dh;
 }
 
-/* Packed R'G'B' to packed R'G'B' (and a format to itself), same size,
- * nothing moved, no effects: bytes permuted (zcconvert-fast.cpp). */
+/* Packed R'G'B' to packed R'G'B' (and a format to itself), and between
+ * the 8-bit 4:2:0 layouts with the same colour, same size, nothing moved,
+ * no effects: bytes permuted (zcconvert-fast.cpp). */
 bool fast_repack(const Plan &P, unsigned n_threads, bool run);
 
 /* Point effects alone on a frame of one format and size, nothing moved

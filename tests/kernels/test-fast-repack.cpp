@@ -1,10 +1,12 @@
 /* gst-zerocopy: the repack route against the per-block code
  * SPDX-License-Identifier: LGPL-2.1-or-later
  *
- * Every pair of the 10 packed R'G'B' formats (each to itself included),
- * odd and even sizes, padded and misaligned rows, one and three threads:
- * byte for byte what convert_block() writes. And what is not a repack
- * (moved, scaled, with an effect, from Y'CbCr) does not take the route.
+ * Every pair of the 10 packed R'G'B' formats and of the four 8-bit 4:2:0
+ * layouts (each to itself included), odd and even sizes, padded and
+ * misaligned rows, one to three and all threads: byte for byte what
+ * convert_block() writes. And what is not a repack (moved, scaled, with an
+ * effect, another matrix, from Y'CbCr to R'G'B') does not take
+ * the route.
  */
 #include "fast-route-check.h"
 
@@ -37,6 +39,36 @@ cpu_tests()
       }
     }
   }
+
+  /* The 8-bit 4:2:0 layouts among themselves (each to itself included):
+   * luma copied, chroma moved between planes; odd sizes have a last
+   * chroma column and row of their own */
+  const PixFmt yuv420[] = { PixFmt::NV12, PixFmt::NV21, PixFmt::I420,
+                            PixFmt::YV12 };
+  for (PixFmt s : yuv420) {
+    for (PixFmt d : yuv420) {
+      for (const Size &z : sizes) {
+        HostFrame src(s, z.w, z.h, z.pad, z.misalign);
+        src.randomize();
+        std::string name = std::string(zc::pixfmt_name(s)) + " -> "
+                           + zc::pixfmt_name(d) + " " + std::to_string(z.w)
+                           + "x" + std::to_string(z.h);
+        /* (a format to itself is the planar paths' move) */
+        check_route(name.c_str(), src, d, z.w, z.h, zc::ConvertParams(),
+                    s == d ? "move" : "repack", z.threads, z.pad,
+                    z.misalign);
+      }
+    }
+  }
+  HostFrame big(PixFmt::NV12, 1920, 1080);
+  big.randomize();
+  check_route("NV12 -> I420 1920x1080", big, PixFmt::I420, 1920, 1080,
+              zc::ConvertParams(), "repack", 0);
+  /* another matrix is a colour step, not a repack */
+  HostFrame bt601(PixFmt::NV12, 34, 18, 0, 0, zc::Matrix::BT601);
+  bt601.randomize();
+  check_route("NV12 BT.601 -> I420 BT.709", bt601, PixFmt::I420, 34, 18,
+              zc::ConvertParams(), "scale");
 
   /* Not repacks: they go elsewhere */
   HostFrame rgba(PixFmt::RGBA, 33, 17);

@@ -300,10 +300,10 @@ subsampled()
     }
   }
   /* pairs whose same-size conversion is pinned: the first pixel's chroma
-   * (NV12 -> I420, I420 -> YUY2), averaged rows (YUY2 -> I420), R'G'B'
-   * into 4:2:0 and 4:2:2, 4:2:2 into 4:2:0 */
+   * (I420 -> YUY2), averaged rows (YUY2 -> I420), R'G'B' into 4:2:0 and
+   * 4:2:2, 4:2:2 into 4:2:0 (between 4:2:0 layouts with the same colour
+   * it is the repack route's) */
   const PixFmt pinned[][2] = {
-    { PixFmt::NV12, PixFmt::I420 }, { PixFmt::I420, PixFmt::NV12 },
     { PixFmt::I420, PixFmt::YUY2 }, { PixFmt::YUY2, PixFmt::I420 },
     { PixFmt::YUY2, PixFmt::NV12 }, { PixFmt::UYVY, PixFmt::NV21 },
     { PixFmt::RGBA, PixFmt::NV12 }, { PixFmt::BGRx, PixFmt::I420 },
