@@ -232,6 +232,7 @@ struct Row
   Frame in, out;
   Bus bus = Bus::NONE;
   int filters = 1;  /* zcfilters in the chain */
+  int group = -1;   /* "common": the request, shared by its rows */
   std::string na;   /* not empty: not run, and why */
   std::string note; /* shown under the table */
 
@@ -508,6 +509,95 @@ make_rows (const Options &o, bool gpu)
          have_factory ("videoconvertscale")
              ? std::vector<std::string>{}
              : std::vector<std::string>{ "videoconvertscale not found" });
+  }
+
+  /* common: everyday requests of CPU pipelines (into and out of R'G'B',
+   * 4:2:2 to 4:2:0, scaling, orientation) at 1080p, against the CPU
+   * element a user would write, the same thread count where it has one
+   * (videoflip has none: it runs on one thread, and so does a second zc
+   * row) */
+  {
+    struct Common
+    {
+      GstVideoFormat in;
+      int iw, ih;
+      GstVideoFormat out;
+      int ow, oh;
+      std::string zc_props, caps, cpu, cpu_label;
+      bool one_thread;
+    };
+    auto fmt = [] (GstVideoFormat f) {
+      return std::string (gst_video_format_to_string (f));
+    };
+    const GstVideoFormat RGBA = GST_VIDEO_FORMAT_RGBA,
+                         NV12 = GST_VIDEO_FORMAT_NV12,
+                         I420 = GST_VIDEO_FORMAT_I420,
+                         YUY2 = GST_VIDEO_FORMAT_YUY2;
+    const std::string vs = "videoscale name=videoscale " + nt + " method=";
+    const std::string vc = "videoconvert name=videoconvert " + nt;
+    const Common cases[] = {
+      { I420, 1920, 1080, RGBA, 1920, 1080, "", "format=RGBA",
+        vc + " ! video/x-raw,format=RGBA", "videoconvert " + nt, false },
+      { RGBA, 1920, 1080, NV12, 1920, 1080, "", "format=NV12",
+        vc + " ! video/x-raw,format=NV12", "videoconvert " + nt, false },
+      { YUY2, 1920, 1080, NV12, 1920, 1080, "", "format=NV12",
+        vc + " ! video/x-raw,format=NV12", "videoconvert " + nt, false },
+      { NV12, 1920, 1080, I420, 1920, 1080, "", "format=I420",
+        vc + " ! video/x-raw,format=I420", "videoconvert " + nt, false },
+      { RGBA, 1920, 1080, RGBA, 1280, 720, "method=bilinear",
+        "width=1280,height=720",
+        vs + "bilinear ! video/x-raw,width=1280,height=720",
+        "videoscale bilinear " + nt, false },
+      { I420, 1920, 1080, I420, 1280, 720, "method=bilinear",
+        "width=1280,height=720",
+        vs + "bilinear ! video/x-raw,width=1280,height=720",
+        "videoscale bilinear " + nt, false },
+      { NV12, 1280, 720, NV12, 1920, 1080, "method=bilinear",
+        "width=1920,height=1080",
+        vs + "bilinear ! video/x-raw,width=1920,height=1080",
+        "videoscale bilinear " + nt, false },
+      { RGBA, 1920, 1080, RGBA, 1280, 720, "method=bicubic",
+        "width=1280,height=720",
+        vs + "mitchell ! video/x-raw,width=1280,height=720",
+        "videoscale mitchell " + nt, false },
+      { RGBA, 1920, 1080, RGBA, 1280, 720, "method=nearest-neighbour",
+        "width=1280,height=720",
+        vs + "nearest-neighbour ! video/x-raw,width=1280,height=720",
+        "videoscale nearest-neighbour " + nt, false },
+      { RGBA, 1920, 1080, RGBA, 1080, 1920, "video-direction=90r", "",
+        "videoflip name=videoflip video-direction=90r",
+        "videoflip 90r (1 thread)", true },
+      { I420, 1920, 1080, I420, 1920, 1080, "video-direction=horiz", "",
+        "videoflip name=videoflip video-direction=horiz",
+        "videoflip horiz (1 thread)", true },
+    };
+    int group = 0;
+    for (const Common &c : cases) {
+      Frame in = make_frame (c.in, c.iw, c.ih);
+      Frame out = make_frame (c.out, c.ow, c.oh);
+      auto chain = [&] (const std::string &threads) {
+        return "zcupload name=zcupload ! zcfilter name=zcfilter " + threads
+               + (c.zc_props.empty () ? "" : " " + c.zc_props)
+               + (c.caps.empty ()
+                      ? std::string ()
+                      : " ! video/x-raw(memory:CUDAZeroCopy)," + c.caps)
+               + " ! zcdownload name=zcdownload";
+      };
+      const std::string what = (c.zc_props.empty () ? "to " + fmt (c.out)
+                                                     : c.zc_props);
+      if (c.one_thread)
+        add ("common", in, out, "zc " + what + " n-threads=1",
+             chain ("n-threads=1"), Bus::ZC, {})
+            ->group
+            = group;
+      add ("common", in, out, "zc " + what + " " + nt, chain (nt), Bus::ZC,
+           {})
+          ->group
+          = group;
+      add ("common", in, out, c.cpu_label, c.cpu, Bus::NONE, {})->group
+          = group;
+      group++;
+    }
   }
 
   if (!o.only.empty ())
@@ -1214,6 +1304,32 @@ add_cpu_targets (const std::vector<Row> &rows, std::vector<Target> *t)
   }
 }
 
+/* The everyday requests ("common"): each zc row on the CPU backend over
+ * its CPU element's row, from the same run. No target: where they stand. */
+void
+print_common_ratios (const std::vector<Row> &rows)
+{
+  bool any = false;
+  for (const auto &z : rows) {
+    if (z.test != "common" || z.bus != Bus::ZC || z.ms.empty ()
+        || z.backend != "cpu")
+      continue;
+    for (const auto &c : rows) {
+      if (c.test != "common" || c.group != z.group || c.bus != Bus::NONE
+          || c.ms.empty ())
+        continue;
+      if (!any)
+        printf ("\neveryday requests on the CPU backend against the CPU "
+                "element (ms/frame, same run; no target):\n");
+      any = true;
+      const std::string what = z.in.name + ">" + z.out.name + " " + z.label;
+      printf ("  %-64s %7.3f / %-34s %7.3f = %5.2f\n", what.c_str (),
+              median (z.ms), c.label.c_str (), median (c.ms),
+              median (z.ms) / median (c.ms));
+    }
+  }
+}
+
 const char *
 verdict (const Target &t)
 {
@@ -1561,6 +1677,7 @@ main (int argc, char **argv)
   std::vector<Target> targets = compute_targets (rows, limits);
   add_cpu_targets (rows, &targets);
   print_targets (targets);
+  print_common_ratios (rows);
   std::set<std::string> notes;
   for (const auto &r : rows)
     if (!r.note.empty () && notes.insert (r.note).second)
