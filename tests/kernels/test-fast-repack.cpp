@@ -13,21 +13,17 @@
 using zc::PixFmt;
 using namespace zc_test;
 
-static const PixFmt rgb_formats[] = {
-  PixFmt::RGBA, PixFmt::BGRA, PixFmt::RGBx, PixFmt::BGRx, PixFmt::ARGB,
-  PixFmt::ABGR, PixFmt::xRGB, PixFmt::xBGR, PixFmt::RGB, PixFmt::BGR,
-};
-
-static int
-cpu_tests()
+/* Every pair of `fmts` at every size: byte for byte, by `route` (a format
+ * to itself by `same`) */
+static void
+pairs(std::initializer_list<PixFmt> fmts, const char *route, const char *same)
 {
-  struct Size { int w, h, pad, misalign; unsigned threads; };
   const Size sizes[] = {
     {33, 17, 0, 0, 1}, {64, 48, 12, 0, 3}, {37, 5, 5, 1, 2},
     {1920, 40, 0, 0, 0},
   };
-  for (PixFmt s : rgb_formats) {
-    for (PixFmt d : rgb_formats) {
+  for (PixFmt s : fmts) {
+    for (PixFmt d : fmts) {
       for (const Size &z : sizes) {
         HostFrame src(s, z.w, z.h, z.pad, z.misalign);
         src.randomize();
@@ -35,31 +31,24 @@ cpu_tests()
                            + zc::pixfmt_name(d) + " " + std::to_string(z.w)
                            + "x" + std::to_string(z.h);
         check_route(name.c_str(), src, d, z.w, z.h, zc::ConvertParams(),
-                    "repack", z.threads, z.pad, z.misalign);
+                    s == d ? same : route, z.threads, z.pad, z.misalign);
       }
     }
   }
+}
 
-  /* The 8-bit 4:2:0 layouts among themselves (each to itself included):
-   * luma copied, chroma moved between planes; odd sizes have a last
-   * chroma column and row of their own */
-  const PixFmt yuv420[] = { PixFmt::NV12, PixFmt::NV21, PixFmt::I420,
-                            PixFmt::YV12 };
-  for (PixFmt s : yuv420) {
-    for (PixFmt d : yuv420) {
-      for (const Size &z : sizes) {
-        HostFrame src(s, z.w, z.h, z.pad, z.misalign);
-        src.randomize();
-        std::string name = std::string(zc::pixfmt_name(s)) + " -> "
-                           + zc::pixfmt_name(d) + " " + std::to_string(z.w)
-                           + "x" + std::to_string(z.h);
-        /* (a format to itself is the planar paths' move) */
-        check_route(name.c_str(), src, d, z.w, z.h, zc::ConvertParams(),
-                    s == d ? "move" : "repack", z.threads, z.pad,
-                    z.misalign);
-      }
-    }
-  }
+static int
+cpu_tests()
+{
+  pairs({ PixFmt::RGBA, PixFmt::BGRA, PixFmt::RGBx, PixFmt::BGRx,
+          PixFmt::ARGB, PixFmt::ABGR, PixFmt::xRGB, PixFmt::xBGR,
+          PixFmt::RGB, PixFmt::BGR },
+        "repack", "repack");
+  /* The 8-bit 4:2:0 layouts among themselves: luma copied, chroma moved
+   * between planes; odd sizes have a last chroma column and row of their
+   * own (a format to itself is the planar paths' move) */
+  pairs({ PixFmt::NV12, PixFmt::NV21, PixFmt::I420, PixFmt::YV12 }, "repack",
+        "move");
   HostFrame big(PixFmt::NV12, 1920, 1080);
   big.randomize();
   check_route("NV12 -> I420 1920x1080", big, PixFmt::I420, 1920, 1080,
