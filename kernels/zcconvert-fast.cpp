@@ -137,7 +137,7 @@ row_bytes(const uint8_t *s, int sps, uint8_t *d, int dps, int w,
  * (S = 1 planar, 2 semi-planar). */
 template <int SI, int SO>
 void
-chroma_row(const uint8_t *__restrict su, const uint8_t *__restrict sv,
+move_chroma_row(const uint8_t *__restrict su, const uint8_t *__restrict sv,
            uint8_t *__restrict du, uint8_t *__restrict dv, int n)
 {
   for (int k = 0; k < n; k++) {
@@ -176,8 +176,8 @@ repack_420(const Plan &P, unsigned n_threads, bool run)
   at(d, 2, &dpv, &dov);
   const bool ssemi = s.kind == kSemiYuv, dsemi = d.kind == kSemiYuv;
   void (*crow)(const uint8_t *, const uint8_t *, uint8_t *, uint8_t *, int)
-      = ssemi ? (dsemi ? chroma_row<2, 2> : chroma_row<2, 1>)
-              : (dsemi ? chroma_row<1, 2> : chroma_row<1, 1>);
+      = ssemi ? (dsemi ? move_chroma_row<2, 2> : move_chroma_row<2, 1>)
+              : (dsemi ? move_chroma_row<1, 2> : move_chroma_row<1, 1>);
   const int w = P.dw, h = P.dh, cw = (w + 1) / 2, ch = (h + 1) / 2;
   const unsigned n = parallel_threads(ch, n_threads, 3 * (int64_t)cw * 2,
                                       kMinPixelsPerThread);

@@ -32,6 +32,16 @@ plan_moves_nothing(const Plan &P)
          && P.sh == P.dh && P.rw == P.dw && P.rh == P.dh;
 }
 
+/* The same kind, depth and byte layout (a format and itself) */
+inline bool
+same_format(const FmtInfo &a, const FmtInfo &b)
+{
+  return a.kind == b.kind && a.bits == b.bits && a.pstride == b.pstride
+         && a.ws == b.ws && a.hs == b.hs && a.wide10 == b.wide10
+         && a.off[0] == b.off[0] && a.off[1] == b.off[1] && a.off[2] == b.off[2]
+         && a.off[3] == b.off[3];
+}
+
 /* Packed R'G'B' to packed R'G'B' (and a format to itself), and between
  * the 8-bit 4:2:0 layouts with the same colour, same size, nothing moved,
  * no effects: bytes permuted (zcconvert-fast.cpp). */

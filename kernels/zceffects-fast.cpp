@@ -65,15 +65,6 @@ constexpr int64_t kMinPixelsPerThread = 32 * 1024;
  * such loops). */
 constexpr int kChunk = 128;
 
-bool
-same_format(const FmtInfo &a, const FmtInfo &b)
-{
-  return a.kind == b.kind && a.bits == b.bits && a.pstride == b.pstride
-         && a.ws == b.ws && a.hs == b.hs && a.wide10 == b.wide10
-         && a.off[0] == b.off[0] && a.off[1] == b.off[1] && a.off[2] == b.off[2]
-         && a.off[3] == b.off[3];
-}
-
 /* ---- tables kept between calls ------------------------------------------ */
 
 /* What a 65536-entry table depends on. Keys are compared as bytes, so they

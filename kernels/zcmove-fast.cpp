@@ -46,19 +46,6 @@ struct MovePlane
   std::vector<int32_t> col, row;
 };
 
-/* The format's kind, depth and layout are the same on both sides. */
-bool
-same_layout(const FmtInfo &a, const FmtInfo &b)
-{
-  if (a.kind != b.kind || a.bits != b.bits || a.pstride != b.pstride
-      || a.ws != b.ws || a.hs != b.hs || a.wide10 != b.wide10)
-    return false;
-  for (int c = 0; c < 4; c++)
-    if (a.off[c] != b.off[c])
-      return false;
-  return true;
-}
-
 template <int B>
 void
 move_row(const MovePlane &m, int y)
@@ -157,7 +144,7 @@ fast_move(const Plan &P, unsigned n_threads, bool run)
 {
   const FmtInfo &f = P.si;
   const bool unscaled = P.rw == P.ow && P.rh == P.oh;
-  if (!same_layout(f, P.di) || P.fx.active || P.matrix_mode != kMatrixNone
+  if (!same_format(f, P.di) || P.fx.active || P.matrix_mode != kMatrixNone
       || P.cscale || P.cubic || (P.linear && !unscaled) || f.wide10
       || f.kind == kPacked422 || P.rx || P.ry || P.rw != P.dw
       || P.rh != P.dh)

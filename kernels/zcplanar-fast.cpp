@@ -88,10 +88,10 @@ struct AxisTable
   std::vector<PlanarTaps> t;
   std::vector<Tap2> t2; /* the same, where tmax <= 2 */
   /* the same, kPkSum6: first input and tmax weights an output (0 past its
-   * taps) */
+   * taps); for four-byte pixels (build_table()'s `four`) the weights as
+   * w4 instead, two taps a row of eight: tap 2k's weight four times, then
+   * tap 2k + 1's (0 past the taps) */
   std::vector<int32_t> offn, wn;
-  /* the same weights for four-byte pixels, two taps a row of eight: tap
-   * 2k's weight four times, then tap 2k + 1's (0 past the taps) */
   std::vector<uint16_t> w4;
 };
 
@@ -108,20 +108,21 @@ build_table(const PlanarAxis &a, bool four, AxisTable *tab)
   }
   if (a.kernel == kPkSum6) {
     tab->offn.resize(a.out);
-    tab->wn.assign((size_t)a.out * tab->tmax, 0);
-    for (int j = 0; j < a.out; j++) {
-      const PlanarTaps &t = tab->t[j];
-      tab->offn[j] = t.off;
-      for (int l = 0; l < t.n; l++)
-        tab->wn[(size_t)j * tab->tmax + l] = t.w[l];
-    }
-    const size_t per = (size_t)8 * ((tab->tmax + 1) / 2);
-    if (four)
+    for (int j = 0; j < a.out; j++)
+      tab->offn[j] = tab->t[j].off;
+    if (four) {
+      const size_t per = (size_t)8 * ((tab->tmax + 1) / 2);
       tab->w4.assign((size_t)a.out * per, 0);
-    for (int j = 0; four && j < a.out; j++)
-      for (int l = 0; l < tab->t[j].n; l++)
-        for (int c = 0; c < 4; c++)
-          tab->w4[j * per + 4 * (size_t)l + c] = (uint16_t)tab->t[j].w[l];
+      for (int j = 0; j < a.out; j++)
+        for (int l = 0; l < tab->t[j].n; l++)
+          for (int c = 0; c < 4; c++)
+            tab->w4[j * per + 4 * (size_t)l + c] = (uint16_t)tab->t[j].w[l];
+    } else {
+      tab->wn.assign((size_t)a.out * tab->tmax, 0);
+      for (int j = 0; j < a.out; j++)
+        for (int l = 0; l < tab->t[j].n; l++)
+          tab->wn[(size_t)j * tab->tmax + l] = tab->t[j].w[l];
+    }
   }
   if (tab->tmax <= 2) {
     tab->t2.resize(a.out);
@@ -252,8 +253,7 @@ pick_h_sum6(int C)
   case 1: return h_sum6<1>;
   case 2: return h_sum6<2>;
   case 3: return h_sum6<3>;
-  case 4: return h_sum6<4>;
-  default: return nullptr;
+  default: return nullptr; /* four-byte pixels: h_sum6_4() */
   }
 }
 
@@ -301,9 +301,9 @@ v_sum6(const uint8_t *const *rows, const PlanarTaps &t, size_t len,
   }
 }
 
-/* h_sum6<4>() two taps a vector: the eight bytes of two neighbouring
- * pixels times their weights (AxisTable::w4), in 16-bit lanes as
- * v_sum6(); the halves added at the end. */
+/* h_sum6() for four-byte pixels, two taps a vector: the eight bytes of
+ * two neighbouring pixels times their weights (AxisTable::w4), in 16-bit
+ * lanes as v_sum6(); the halves added at the end. */
 inline void
 h_sum6_4(const uint8_t *__restrict in, const int32_t *offn,
          const uint16_t *__restrict w4, int T, int n, uint8_t *__restrict out)
@@ -410,7 +410,8 @@ template <class VT> struct LaneJob
   bool h_first, direct;
   HPass<VT> h;
   HPass2<VT> h2;
-  HSum6 hn = nullptr;
+  HSum6 hn = nullptr; /* h_sum6<C>(), C < 4 */
+  bool h4 = false;    /* h_sum6_4() */
   VPass<VT> v;
   bool vn; /* v_sum6() */
 
@@ -425,8 +426,10 @@ template <class VT> struct LaneJob
     build_table(q.ax[L.plane], sizeof(VT) == 1 && L.C == 4, &hx);
     build_table(q.ay[L.plane], false, &vy);
     h2 = pick_h2<VT>(hx.kernel, L.C, hx.tmax);
-    if (sizeof(VT) == 1 && hx.kernel == kPkSum6 && !h2)
+    if (sizeof(VT) == 1 && hx.kernel == kPkSum6 && !h2) {
+      h4 = L.C == 4;
       hn = pick_h_sum6(L.C);
+    }
     vn = sizeof(VT) == 1 && vy.kernel == kPkSum6;
   }
 
@@ -435,7 +438,7 @@ template <class VT> struct LaneJob
     if (h2)
       h2(in, hx.t2.data(), ow, out);
     else if constexpr (sizeof(VT) == 1) {
-      if (hn && L.C == 4)
+      if (h4)
         h_sum6_4(in, hx.offn.data(), hx.w4.data(), hx.tmax, ow, out);
       else if (hn)
         hn(in, hx.offn.data(), hx.wn.data(), hx.tmax, ow, out);
