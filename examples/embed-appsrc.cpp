@@ -87,9 +87,14 @@ get_downstream_pool(App *app)
   GstQuery *query = gst_query_new_allocation(caps, TRUE);
   GstBufferPool *pool = nullptr;
   guint size = 0, min = 0, max = 0;
+  gboolean video_meta = FALSE;
   if (gst_pad_peer_query(srcpad, query)
-      && gst_query_get_n_allocation_pools(query) > 0)
+      && gst_query_get_n_allocation_pools(query) > 0) {
     gst_query_parse_nth_allocation_pool(query, 0, &pool, &size, &min, &max);
+    video_meta = gst_query_find_allocation_meta(query,
+                                                GST_VIDEO_META_API_TYPE,
+                                                nullptr);
+  }
   gst_query_unref(query);
   gst_object_unref(srcpad);
 
@@ -108,8 +113,12 @@ get_downstream_pool(App *app)
     GstStructure *config = gst_buffer_pool_get_config(pool);
     gst_buffer_pool_config_set_params(config, caps, size, min, max);
     /* Lets the pool attach a GstVideoMeta (padded strides, plane offsets)
-     * that gst_video_frame_map() honours. */
-    if (gst_buffer_pool_has_option(pool, GST_BUFFER_POOL_OPTION_VIDEO_META))
+     * that gst_video_frame_map() honours, when downstream asked for one:
+     * it does when the consumer at the end reads video meta, so that the
+     * rows can be pitched for the GPU; appsink here does not, and the
+     * frames keep the default layout that it reads as it is. */
+    if (video_meta
+        && gst_buffer_pool_has_option(pool, GST_BUFFER_POOL_OPTION_VIDEO_META))
       gst_buffer_pool_config_add_option(config,
                                         GST_BUFFER_POOL_OPTION_VIDEO_META);
     if (!gst_buffer_pool_set_config(pool, config)) {

@@ -81,6 +81,7 @@ struct ZcBaseTransformState
     GstBufferPool *pool;
     GstCaps *caps;
     GstZcMemoryType type;
+    gboolean video_meta;
   };
   std::vector < MadePool > made_pools;
 };
@@ -285,7 +286,26 @@ gst_zc_base_transform_propose_allocation (GstBaseTransform * trans,
     return GST_BASE_TRANSFORM_CLASS (gst_zc_base_transform_parent_class)->
         propose_allocation (trans, decide_query, query);
   return gst_zc_base_transform_propose_zc_pool (base, query,
-      gst_zc_base_transform_get_memory_type (base));
+      gst_zc_base_transform_get_memory_type (base),
+      gst_zc_base_transform_wants_video_meta (decide_query));
+}
+
+/**
+ * gst_zc_base_transform_wants_video_meta:
+ * @decide_query: (nullable): the ALLOCATION query this element sent
+ *   downstream, as propose_allocation receives it
+ *
+ * Whether to ask upstream for #GstVideoMeta: when the consumer downstream
+ * reads it (or is not known yet). Rows pitched for the GPU are then free;
+ * for a consumer that does not read it (fakesink, filesink, a plain
+ * appsink) they would cost zcdownload a repack of every frame, so frames
+ * keep GStreamer's default layout all along the chain.
+ */
+gboolean
+gst_zc_base_transform_wants_video_meta (GstQuery * decide_query)
+{
+  return !decide_query || gst_query_find_allocation_meta (decide_query,
+      GST_VIDEO_META_API_TYPE, NULL);
 }
 
 /**
@@ -762,34 +782,43 @@ gst_zc_base_transform_count_staged (GstZcBaseTransform * self, gsize bytes)
   priv->bytes_staged += bytes;
 }
 
-/* A pool this element made before for @caps and @memory_type that nobody
- * else holds now (a pool in use by another element must not be handed out
- * twice: the first to let go would deactivate it under the other). */
+/* A pool this element made before for @caps, @memory_type and @video_meta
+ * that nobody else holds now (a pool in use by another element must not be
+ * handed out twice: the first to let go would deactivate it under the
+ * other). */
 static GstBufferPool *
 reuse_made_pool (ZcBaseTransformState * priv, GstCaps * caps,
-    GstZcMemoryType memory_type)
+    GstZcMemoryType memory_type, gboolean video_meta)
 {
   for (auto & m : priv->made_pools) {
-    if (m.type == memory_type && GST_OBJECT_REFCOUNT_VALUE (m.pool) == 1 &&
+    if (m.type == memory_type && m.video_meta == video_meta &&
+        GST_OBJECT_REFCOUNT_VALUE (m.pool) == 1 &&
         gst_caps_is_equal (m.caps, caps))
       return (GstBufferPool *) gst_object_ref (m.pool);
   }
   return NULL;
 }
 
-/* A pool of @memory_type for @caps, configured with video meta (so rows are
- * pitch-aligned) but not active: one this element made before for the same
- * caps when nobody holds it any more, else a new one. */
+/**
+ * gst_zc_base_transform_new_pool:
+ * @video_meta: whether the pool's consumer reads #GstVideoMeta: then its
+ *   rows are pitched for the GPU (#GST_ZC_ROW_PITCH_ALIGN); without, they
+ *   keep GStreamer's default layout, which any consumer reads as it is
+ *
+ * A pool of @memory_type for @caps, configured but not active: one this
+ * element made before for the same caps when nobody holds it any more, else
+ * a new one.
+ */
 GstBufferPool *
 gst_zc_base_transform_new_pool (GstZcBaseTransform * self, GstCaps * caps,
-    guint min_buffers, GstZcMemoryType memory_type)
+    guint min_buffers, GstZcMemoryType memory_type, gboolean video_meta)
 {
   auto *priv = get_priv (self);
   GstVideoInfo info;
 
   if (!priv->context || !gst_video_info_from_caps (&info, caps))
     return NULL;
-  GstBufferPool *pool = reuse_made_pool (priv, caps, memory_type);
+  GstBufferPool *pool = reuse_made_pool (priv, caps, memory_type, video_meta);
   if (pool) {
     GST_DEBUG_OBJECT (self, "reusing pool %" GST_PTR_FORMAT, pool);
     return pool;
@@ -800,7 +829,9 @@ gst_zc_base_transform_new_pool (GstZcBaseTransform * self, GstCaps * caps,
   GstStructure *config = gst_buffer_pool_get_config (pool);
   gst_buffer_pool_config_set_params (config, caps, GST_VIDEO_INFO_SIZE (&info),
       min_buffers, 0);
-  gst_buffer_pool_config_add_option (config, GST_BUFFER_POOL_OPTION_VIDEO_META);
+  if (video_meta)
+    gst_buffer_pool_config_add_option (config,
+        GST_BUFFER_POOL_OPTION_VIDEO_META);
   if (!gst_buffer_pool_set_config (pool, config)) {
     GST_WARNING_OBJECT (self, "pool refused its configuration");
     gst_object_unref (pool);
@@ -820,7 +851,7 @@ gst_zc_base_transform_new_pool (GstZcBaseTransform * self, GstCaps * caps,
   }
   priv->made_pools.push_back ({
       (GstBufferPool *) gst_object_ref (pool), gst_caps_ref (caps),
-      memory_type});
+      memory_type, video_meta});
   return pool;
 }
 
@@ -920,6 +951,11 @@ gst_zc_base_transform_decide_zc_pool (GstZcBaseTransform * self,
   if (gst_zc_caps_is_cuda_memory (caps))
     return decide_cuda_pool (self, query, caps);
 
+  /* Rows pitched for the GPU only for a consumer that reads video meta: one
+   * that does not (zcdownload before fakesink, filesink, a plain appsink)
+   * then takes the frames as they are instead of repacking them */
+  gboolean video_meta = gst_query_find_allocation_meta (query,
+      GST_VIDEO_META_API_TYPE, NULL);
   gboolean have = gst_query_get_n_allocation_pools (query) > 0;
   if (have)
     gst_query_parse_nth_allocation_pool (query, 0, &pool, &size, &min, &max);
@@ -938,8 +974,9 @@ gst_zc_base_transform_decide_zc_pool (GstZcBaseTransform * self,
     GstStructure *config = gst_buffer_pool_get_config (pool);
     size = MAX (size, (guint) GST_VIDEO_INFO_SIZE (&info));
     gst_buffer_pool_config_set_params (config, caps, size, min, max);
-    gst_buffer_pool_config_add_option (config,
-        GST_BUFFER_POOL_OPTION_VIDEO_META);
+    if (video_meta)
+      gst_buffer_pool_config_add_option (config,
+          GST_BUFFER_POOL_OPTION_VIDEO_META);
     if (!gst_buffer_pool_set_config (pool, config)) {
       /* the pool may have changed the config: take what it offers if it
        * still fits, else use our own */
@@ -950,7 +987,8 @@ gst_zc_base_transform_decide_zc_pool (GstZcBaseTransform * self,
     }
   }
   if (!pool) {
-    pool = gst_zc_base_transform_new_pool (self, caps, min, fallback);
+    pool = gst_zc_base_transform_new_pool (self, caps, min, fallback,
+        video_meta);
     if (!pool) {
       GST_ELEMENT_ERROR (self, RESOURCE, NO_SPACE_LEFT,
           ("Could not create a %s buffer pool for %" GST_PTR_FORMAT,
@@ -975,11 +1013,18 @@ gst_zc_base_transform_decide_zc_pool (GstZcBaseTransform * self,
   return TRUE;
 }
 
-/* propose_allocation for elements whose input is best written straight into
- * zero-copy memory: a pool of @memory_type, its allocator, video meta. */
+/**
+ * gst_zc_base_transform_propose_zc_pool:
+ * @video_meta: whether to take #GstVideoMeta, so that the pool's rows are
+ *   pitched for the GPU: see gst_zc_base_transform_wants_video_meta()
+ *
+ * propose_allocation for elements whose input is best written straight into
+ * zero-copy memory: a pool of @memory_type, its allocator, and video meta
+ * when @video_meta.
+ */
 gboolean
 gst_zc_base_transform_propose_zc_pool (GstZcBaseTransform * self,
-    GstQuery * query, GstZcMemoryType memory_type)
+    GstQuery * query, GstZcMemoryType memory_type, gboolean video_meta)
 {
   auto *priv = get_priv (self);
   GstCaps *caps = NULL;
@@ -992,7 +1037,12 @@ gst_zc_base_transform_propose_zc_pool (GstZcBaseTransform * self,
   if ((guint64) GST_VIDEO_INFO_SIZE (&info) > GST_ZC_MAX_FRAME_BYTES)
     return FALSE;
 
-  gst_query_add_allocation_meta (query, GST_VIDEO_META_API_TYPE, NULL);
+  GST_DEBUG_OBJECT (self, "proposing a pool of %s memory, %s video meta",
+      gst_zc_memory_type_to_string (memory_type),
+      video_meta ? "with" : "without");
+  /* nvcodec's pools (below) pitch their rows whatever we say */
+  if (video_meta || gst_zc_caps_is_cuda_memory (caps))
+    gst_query_add_allocation_meta (query, GST_VIDEO_META_API_TYPE, NULL);
 
   /* memory:CUDAMemory from nvcodec: a CUDA pool of the shared context, so
    * the producer's frames are ours to read in place */
@@ -1019,7 +1069,7 @@ gst_zc_base_transform_propose_zc_pool (GstZcBaseTransform * self,
   if (need_pool) {
     /* Two in flight here and downstream; the producer adds its own */
     GstBufferPool *pool = gst_zc_base_transform_new_pool (self, caps, 2,
-        memory_type);
+        memory_type, video_meta);
     if (!pool)
       return FALSE;
     GstStructure *config = gst_buffer_pool_get_config (pool);

@@ -68,11 +68,13 @@ void gst_zc_base_transform_count_staged (GstZcBaseTransform * self,
     gsize bytes);
 
 GstBufferPool * gst_zc_base_transform_new_pool (GstZcBaseTransform * self,
-    GstCaps * caps, guint min_buffers, GstZcMemoryType memory_type);
+    GstCaps * caps, guint min_buffers, GstZcMemoryType memory_type,
+    gboolean video_meta);
 gboolean gst_zc_base_transform_decide_zc_pool (GstZcBaseTransform * self,
     GstQuery * query, GstZcMemoryType wanted, GstZcMemoryType fallback);
 gboolean gst_zc_base_transform_propose_zc_pool (GstZcBaseTransform * self,
-    GstQuery * query, GstZcMemoryType memory_type);
+    GstQuery * query, GstZcMemoryType memory_type, gboolean video_meta);
+gboolean gst_zc_base_transform_wants_video_meta (GstQuery * decide_query);
 GstBufferPool * gst_zc_base_transform_new_cuda_pool (GstZcBaseTransform * self,
     GstCaps * caps, guint min, guint max, guint * size);
 

@@ -14,9 +14,13 @@
  * copied into pinned memory by the copy engines, asynchronously on the
  * element's stream, and counted as a copy.
  *
- * zcdownload accepts #GstVideoMeta, so upstream may use padded rows. Only
- * when downstream cannot take #GstVideoMeta and the rows are padded does it
- * repack the frame into a tightly packed system buffer (counted in `stats`).
+ * zcdownload asks upstream for #GstVideoMeta when downstream takes it: the
+ * GPU steps before it then pitch their rows for coalesced loads. For a
+ * consumer without it (fakesink, filesink, a plain appsink) the frames keep
+ * GStreamer's default layout all along the chain instead. Only a frame
+ * that still comes with padded rows (from a pool that is not ours, or
+ * negotiated before downstream was known) is repacked into a tightly
+ * packed system buffer (counted in `stats`).
  *
  * ## Example launch line
  * |[
@@ -119,6 +123,21 @@ gst_zc_download_decide_allocation (GstBaseTransform * trans, GstQuery * query)
   /* The system pool downstream offers only serves repacked frames */
   return GST_BASE_TRANSFORM_CLASS (gst_zc_download_parent_class)->
       decide_allocation (trans, query);
+}
+
+/* Video meta from upstream only if downstream reads it: without, no pool
+ * along the chain pitches its rows, and the frames pass on as they are.
+ * (GstBaseTransform's decide_allocation takes the video meta, memory
+ * specific, out of @decide_query: what downstream said is kept above.) */
+static gboolean
+gst_zc_download_propose_allocation (GstBaseTransform * trans,
+    GstQuery * decide_query, GstQuery * query)
+{
+  auto *self = GST_ZC_DOWNLOAD (trans);
+  auto *base = GST_ZC_BASE_TRANSFORM (trans);
+  return gst_zc_base_transform_propose_zc_pool (base, query,
+      gst_zc_base_transform_get_memory_type (base),
+      !decide_query || self->downstream_video_meta);
 }
 
 /* Whether downstream can read @buf as it is: packed rows, or video meta. */
@@ -243,6 +262,8 @@ gst_zc_download_class_init (GstZcDownloadClass * klass)
       GST_DEBUG_FUNCPTR (gst_zc_download_transform_caps);
   trans_class->decide_allocation =
       GST_DEBUG_FUNCPTR (gst_zc_download_decide_allocation);
+  trans_class->propose_allocation =
+      GST_DEBUG_FUNCPTR (gst_zc_download_propose_allocation);
   trans_class->prepare_output_buffer =
       GST_DEBUG_FUNCPTR (gst_zc_download_prepare_output_buffer);
   trans_class->transform = GST_DEBUG_FUNCPTR (gst_zc_download_transform);

@@ -586,7 +586,10 @@ gst_zc_filter_propose_allocation (GstBaseTransform * trans,
       gst_zc_base_transform_uses_gpu (base) &&
       !gst_zc_context_is_integrated (ctx))
     type = GST_ZC_MEMORY_TYPE_DEVICE;
-  if (!gst_zc_base_transform_propose_zc_pool (base, query, type))
+  /* Frames worked on in place go on downstream as they came: their rows
+   * are pitched only if downstream takes video meta */
+  if (!gst_zc_base_transform_propose_zc_pool (base, query, type,
+          gst_zc_base_transform_wants_video_meta (decide_query)))
     return FALSE;
   /* crop regions are applied by the kernel, at no cost */
   gst_query_add_allocation_meta (query, GST_VIDEO_CROP_META_API_TYPE, NULL);
@@ -680,7 +683,7 @@ acquire_standby (GstZcFilter * self, GstBuffer * inbuf, GstBuffer ** outbuf)
           NULL);
     } else if (caps) {
       priv->standby = gst_zc_base_transform_new_pool (base, caps, 2,
-          gst_zc_base_transform_get_memory_type (base));
+          gst_zc_base_transform_get_memory_type (base), TRUE);
     }
     gst_clear_caps (&caps);
     if (priv->standby && !gst_buffer_pool_set_active (priv->standby, TRUE))

@@ -125,8 +125,8 @@ gst_zc_upload_transform_caps (GstBaseTransform * trans,
 }
 
 static gboolean
-gst_zc_upload_propose_allocation (GstBaseTransform * trans, GstQuery *,
-    GstQuery * query)
+gst_zc_upload_propose_allocation (GstBaseTransform * trans,
+    GstQuery * decide_query, GstQuery * query)
 {
   auto *base = GST_ZC_BASE_TRANSFORM (trans);
   GstZcMemoryType type = gst_zc_base_transform_get_memory_type (base);
@@ -135,7 +135,8 @@ gst_zc_upload_propose_allocation (GstBaseTransform * trans, GstQuery *,
    * staging side of the explicit copy */
   if (type == GST_ZC_MEMORY_TYPE_DEVICE)
     type = GST_ZC_MEMORY_TYPE_MAPPED;
-  return gst_zc_base_transform_propose_zc_pool (base, query, type);
+  return gst_zc_base_transform_propose_zc_pool (base, query, type,
+      gst_zc_base_transform_wants_video_meta (decide_query));
 }
 
 static gboolean

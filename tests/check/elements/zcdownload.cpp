@@ -209,43 +209,162 @@ GST_START_TEST (test_download_repacks_padded_strides_without_video_meta)
 
 GST_END_TEST;
 
-/* On the CPU backend (system memory) the frames zcfilter writes keep
- * GStreamer's default layout, so a consumer that does not read
- * GstVideoMeta (fakesink here, as filesink or a plain appsink) takes them
- * without a repack: I420's chroma rows and a rotated frame's rows would
- * be padded if pitched for a GPU. */
-GST_START_TEST (test_download_cpu_frames_need_no_repack)
+/* The memory types a chain can run on here: system memory (the CPU
+ * backend) everywhere, mapped and managed memory with a GPU */
+static std::vector < const gchar * >
+chain_memory_types (void)
 {
-  const gchar *chains[] = {
-    "video/x-raw,format=NV12,width=64,height=48 ! zcupload memory-type=system"
-        " ! zcfilter memory-type=system ! "
-        "video/x-raw(memory:CUDAZeroCopy),format=I420 ! ",
-    "video/x-raw,format=RGBA,width=64,height=36 ! zcupload memory-type=system"
-        " ! zcfilter memory-type=system video-direction=90r ! ",
-    "video/x-raw,format=I420,width=37,height=13 ! zcupload memory-type=system"
-        " ! zcfilter memory-type=system video-direction=horiz ! ",
-  };
-  for (const gchar *chain : chains) {
-    gchar *desc = g_strdup_printf ("videotestsrc num-buffers=5 ! %s"
-        "zcdownload name=d memory-type=system ! fakesink", chain);
-    GstElement *p = zc_test_parse (desc);
-    fail_unless (gst_element_set_state (p, GST_STATE_PLAYING) !=
-        GST_STATE_CHANGE_FAILURE);
-    ZcBusLog log;
-    zc_test_collect (p, log, 30 * GST_SECOND);
-    fail_unless (log.eos && log.errors.empty (), "%s: %s", desc,
-        log.describe ().c_str ());
-    GstElement *d = zc_test_get_by_name (p, "d");
-    std::string stats = zc_test_stats_to_string (d);
-    fail_unless (zc_test_stat (d, "buffers") == 5, "%s: %s", desc,
-        stats.c_str ());
-    fail_unless (zc_test_stat (d, "copied-buffers") == 0, "%s: %s", desc,
-        stats.c_str ());
-    gst_object_unref (d);
-    gst_element_set_state (p, GST_STATE_NULL);
-    gst_object_unref (p);
-    g_free (desc);
+  std::vector < const gchar * >types = { "system" };
+  if (zc_test_have_gpu ()) {
+    types.push_back ("mapped");
+    types.push_back ("managed");
   }
+  return types;
+}
+
+/* Chains from zcupload name=u to before zcdownload, with %1$s for the
+ * memory type, each pinning its output format (a consumer that converts
+ * must not make zcfilter convert instead): frames of another layout than
+ * their input (I420's chroma rows of 32 or 19 bytes, a turned frame's rows
+ * of 144), and a frame worked on in place in zcupload's buffer */
+static const gchar *const download_chains[] = {
+  "video/x-raw,format=NV12,width=64,height=48 ! zcupload name=u memory-type=%1$s"
+      " ! zcfilter memory-type=%1$s ! "
+      "video/x-raw(memory:CUDAZeroCopy),format=I420 ! ",
+  "video/x-raw,format=RGBA,width=64,height=36 ! zcupload name=u memory-type=%1$s"
+      " ! zcfilter memory-type=%1$s video-direction=90r ! "
+      "video/x-raw(memory:CUDAZeroCopy),format=RGBA ! ",
+  "video/x-raw,format=I420,width=37,height=13 ! zcupload name=u memory-type=%1$s"
+      " ! zcfilter memory-type=%1$s video-direction=horiz ! "
+      "video/x-raw(memory:CUDAZeroCopy),format=I420 ! ",
+  "video/x-raw,format=I420,width=64,height=48 ! zcupload name=u memory-type=%1$s"
+      " ! zcfilter memory-type=%1$s invert=true ! "
+      "video/x-raw(memory:CUDAZeroCopy),format=I420 ! ",
+};
+
+/* What the chains' ALLOCATION queries and frames showed */
+struct LayoutLog
+{
+  std::mutex lock;
+  gint upload_queries = 0;
+  gint upload_queries_with_meta = 0;
+  gint frames = 0;
+  gint pitched_frames = 0;
+};
+
+/* zcupload's ALLOCATION query, once answered: did downstream ask for
+ * GstVideoMeta? */
+static GstPadProbeReturn
+record_upload_query (GstPad *, GstPadProbeInfo * info, gpointer user_data)
+{
+  auto *log = static_cast < LayoutLog * >(user_data);
+  GstQuery *q = GST_PAD_PROBE_INFO_QUERY (info);
+  if (GST_QUERY_TYPE (q) == GST_QUERY_ALLOCATION) {
+    std::lock_guard < std::mutex > lk (log->lock);
+    log->upload_queries++;
+    if (gst_query_find_allocation_meta (q, GST_VIDEO_META_API_TYPE, NULL))
+      log->upload_queries_with_meta++;
+  }
+  return GST_PAD_PROBE_OK;
+}
+
+/* A frame leaving zcdownload: are all its rows pitched for the GPU? */
+static GstPadProbeReturn
+record_frame_pitch (GstPad *, GstPadProbeInfo * info, gpointer user_data)
+{
+  auto *log = static_cast < LayoutLog * >(user_data);
+  GstVideoMeta *meta =
+      gst_buffer_get_video_meta (GST_PAD_PROBE_INFO_BUFFER (info));
+  gboolean pitched = meta != NULL;
+  for (guint i = 0; meta && i < meta->n_planes; i++)
+    pitched &= meta->stride[i] % GST_ZC_ROW_PITCH_ALIGN == 0;
+  std::lock_guard < std::mutex > lk (log->lock);
+  log->frames++;
+  if (pitched)
+    log->pitched_frames++;
+  return GST_PAD_PROBE_OK;
+}
+
+/* Runs each chain on each memory type into @consumer and checks:
+ * zcdownload hands every frame on without a copy; the chain asked for video
+ * meta exactly when @consumer reads it; and the frames came pitched for the
+ * GPU exactly when it does and the memory is a GPU's. */
+static void
+check_chains_into (const gchar * consumer, gboolean consumer_reads_meta)
+{
+  for (const gchar *type : chain_memory_types ()) {
+    for (const gchar *chain_fmt : download_chains) {
+      gchar *chain = g_strdup_printf (chain_fmt, type);
+      gchar *desc = g_strdup_printf ("videotestsrc num-buffers=5 ! %s"
+          "zcdownload name=d memory-type=%s ! %s", chain, type, consumer);
+      GstElement *p = zc_test_parse (desc);
+      LayoutLog layout;
+      GstElement *up = zc_test_get_by_name (p, "u");
+      GstPad *upsrc = gst_element_get_static_pad (up, "src");
+      gst_pad_add_probe (upsrc, (GstPadProbeType)
+          (GST_PAD_PROBE_TYPE_QUERY_DOWNSTREAM | GST_PAD_PROBE_TYPE_PULL),
+          record_upload_query, &layout, NULL);
+      gst_object_unref (upsrc);
+      gst_object_unref (up);
+      GstElement *d = zc_test_get_by_name (p, "d");
+      GstPad *dsrc = gst_element_get_static_pad (d, "src");
+      gst_pad_add_probe (dsrc, GST_PAD_PROBE_TYPE_BUFFER, record_frame_pitch,
+          &layout, NULL);
+      gst_object_unref (dsrc);
+
+      fail_unless (gst_element_set_state (p, GST_STATE_PLAYING) !=
+          GST_STATE_CHANGE_FAILURE);
+      ZcBusLog log;
+      zc_test_collect (p, log, 30 * GST_SECOND);
+      fail_unless (log.eos && log.errors.empty (), "%s: %s", desc,
+          log.describe ().c_str ());
+      std::string stats = zc_test_stats_to_string (d);
+      fail_unless (zc_test_stat (d, "buffers") == 5, "%s: %s", desc,
+          stats.c_str ());
+      fail_unless (zc_test_stat (d, "copied-buffers") == 0, "%s: %s", desc,
+          stats.c_str ());
+      {
+        std::lock_guard < std::mutex > lk (layout.lock);
+        fail_unless (layout.upload_queries > 0, "%s: no ALLOCATION query "
+            "from zcupload", desc);
+        fail_unless (layout.upload_queries_with_meta ==
+            (consumer_reads_meta ? layout.upload_queries : 0),
+            "%s: %d of %d ALLOCATION queries from zcupload took video meta",
+            desc, layout.upload_queries_with_meta, layout.upload_queries);
+        gboolean gpu_memory = !g_str_equal (type, "system");
+        fail_unless_equals_int (layout.frames, 5);
+        fail_unless (layout.pitched_frames ==
+            (consumer_reads_meta && gpu_memory ? 5 : 0),
+            "%s: %d of 5 frames pitched", desc, layout.pitched_frames);
+      }
+      gst_object_unref (d);
+      gst_element_set_state (p, GST_STATE_NULL);
+      gst_object_unref (p);
+      g_free (desc);
+      g_free (chain);
+    }
+  }
+}
+
+/* A consumer that does not read GstVideoMeta (fakesink here, as filesink
+ * or a plain appsink) takes the frames without a repack: zcdownload does
+ * not ask for video meta, nor, through it, the steps before, so no pool
+ * along the chain pitches its rows; every frame keeps GStreamer's default
+ * layout. */
+GST_START_TEST (test_download_frames_for_a_plain_consumer_need_no_repack)
+{
+  check_chains_into ("fakesink", FALSE);
+}
+
+GST_END_TEST;
+
+/* A consumer that reads GstVideoMeta (videoconvert converting) gets the
+ * rows pitched for the GPU's loads where the memory is a GPU's, again
+ * without a repack */
+GST_START_TEST (test_download_frames_for_a_video_meta_consumer_stay_pitched)
+{
+  check_chains_into ("videoconvert ! video/x-raw,format=BGRA ! fakesink",
+      TRUE);
 }
 
 GST_END_TEST;
@@ -286,7 +405,9 @@ zcdownload_suite (void)
   tcase_add_test (tc, test_download_same_memory_no_copy);
   tcase_add_test (tc, test_download_default_strides_need_no_meta_downstream);
   tcase_add_test (tc, test_download_repacks_padded_strides_without_video_meta);
-  tcase_add_test (tc, test_download_cpu_frames_need_no_repack);
+  tcase_add_test (tc, test_download_frames_for_a_plain_consumer_need_no_repack);
+  tcase_add_test (tc,
+      test_download_frames_for_a_video_meta_consumer_stay_pitched);
   tcase_add_test (tc, test_download_pad_templates);
   return s;
 }
