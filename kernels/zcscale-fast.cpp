@@ -526,6 +526,61 @@ colour_row(const Plan &P, const uint8_t *const q[4], int n, const WordLayout &L,
   }
 }
 
+/* Whether apply_matrix() at depth 8 computes in 32 bits what it computes
+ * in 64, with 16-bit coefficients: |m| < 2^15 a coefficient and |offset|
+ * <= 2^28 keep every sum of three 8-bit samples below 2^31 (the matrices
+ * of 8-bit conversions are a few hundred). */
+bool
+floor_matrix_fits_32(const Plan &P)
+{
+  if (P.depth != 8)
+    return false;
+  for (int i = 0; i < 3; i++) {
+    for (int j = 0; j < 3; j++) {
+      if (P.m[i][j] < INT16_MIN || P.m[i][j] > INT16_MAX)
+        return false;
+    }
+    if (P.m[i][3] < -(1 << 28) || P.m[i][3] > (1 << 28))
+      return false;
+  }
+  return true;
+}
+
+/* colour_row<kMatrixFloor>() in 32-bit sums of 16-bit products with the
+ * coefficients held in registers: the same sums, shifts and clamps
+ * (floor_matrix_fits_32()), a loop the compiler vectorises with 16-bit
+ * multiplies. */
+void
+colour_row_floor32(const Plan &P, const uint8_t *const q[4], int n,
+                   const WordLayout &L, uint32_t *__restrict words)
+{
+  const uint8_t *__restrict q0 = q[0], *__restrict q1 = q[1],
+                            *__restrict q2 = q[2], *__restrict q3 = q[3];
+  const int16_t m00 = (int16_t)P.m[0][0], m01 = (int16_t)P.m[0][1],
+                m02 = (int16_t)P.m[0][2], m10 = (int16_t)P.m[1][0],
+                m11 = (int16_t)P.m[1][1], m12 = (int16_t)P.m[1][2],
+                m20 = (int16_t)P.m[2][0], m21 = (int16_t)P.m[2][1],
+                m22 = (int16_t)P.m[2][2];
+  const int32_t m03 = (int32_t)P.m[0][3], m13 = (int32_t)P.m[1][3],
+                m23 = (int32_t)P.m[2][3];
+  const unsigned s0 = L.sh[0], s1 = L.sh[1], s2 = L.sh[2], s3 = L.sh[3];
+  const uint32_t k0 = L.keep[0], k1 = L.keep[1], k2 = L.keep[2], k3 = L.keep[3];
+  for (int u = 0; u < n; u++) {
+    const int16_t a = q0[u], b = q1[u], c = q2[u];
+    int32_t r0 = ((int32_t)(m00 * a) + (int32_t)(m01 * b) + (int32_t)(m02 * c)
+                  + m03) >> 8;
+    int32_t r1 = ((int32_t)(m10 * a) + (int32_t)(m11 * b) + (int32_t)(m12 * c)
+                  + m13) >> 8;
+    int32_t r2 = ((int32_t)(m20 * a) + (int32_t)(m21 * b) + (int32_t)(m22 * c)
+                  + m23) >> 8;
+    r0 = r0 < 0 ? 0 : (r0 > 255 ? 255 : r0);
+    r1 = r1 < 0 ? 0 : (r1 > 255 ? 255 : r1);
+    r2 = r2 < 0 ? 0 : (r2 > 255 ? 255 : r2);
+    words[u] = (((uint32_t)r0 & k0) << s0) | (((uint32_t)r1 & k1) << s1)
+               | (((uint32_t)r2 & k2) << s2) | (((uint32_t)q3[u] & k3) << s3);
+  }
+}
+
 /* ---- the request --------------------------------------------------------- */
 
 struct ScaleJob
@@ -540,6 +595,7 @@ struct ScaleJob
   bool unit;        /* one tap of weight 1 an output on both axes (a
                        conversion at the same size): the sums are the
                        decoded values themselves */
+  bool floor32;     /* kMatrixFloor in 32-bit lanes (floor_matrix_fits_32) */
   WordLayout L;
   uint32_t border_word;
 };
@@ -836,7 +892,10 @@ template <class A> struct Band
     uint32_t *o = w + P.rx;
     switch (P.matrix_mode) {
     case kMatrixFloor:
-      colour_row<kMatrixFloor>(P, src, nh, J.L, o);
+      if (J.floor32)
+        colour_row_floor32(P, src, nh, J.L, o);
+      else
+        colour_row<kMatrixFloor>(P, src, nh, J.L, o);
       break;
     case kMatrixOrc8:
       colour_row<kMatrixOrc8>(P, src, nh, J.L, o);
@@ -874,12 +933,15 @@ template <class A> struct Band
       const uint32_t *w1 = bh == 2 && y + 1 < P.dh
                                ? row_words(y + 1, words2.data())
                                : nullptr;
+      int bx = 0;
       if (f.kind != kPacked422) {
         store_luma(y, w0);
         if (w1)
           store_luma(y + 1, w1);
+        if (P.chroma_down && bw == 2)
+          bx = store_chroma_pairs(by, w0, w1);
       }
-      for (int bx = 0; bx < nbx; bx++) {
+      for (; bx < nbx; bx++) {
         const int x0 = bx * bw;
         const bool two = bw == 2 && x0 + 1 < P.dw;
         uint32_t u, v;
@@ -905,12 +967,74 @@ template <class A> struct Band
     }
   }
 
+  /* The blocks of two columns of block row by, for a planar or semi-planar
+   * destination whose chroma is averaged: the loop of run_blocks() without
+   * its per-block choices (the same averages in the same order: the rows
+   * of each column, then the two columns). Returns how many blocks it
+   * stored, from the first. */
+  int store_chroma_pairs(int by, const uint32_t *w0, const uint32_t *w1)
+  {
+    const FmtInfo &f = P.di;
+    const int pairs = P.dw / 2;
+    if (f.kind == kPlanarYuv) {
+      uint8_t *__restrict du = P.dp[f.off[1]] + (size_t)by * P.ds[f.off[1]];
+      uint8_t *__restrict dv = P.dp[f.off[2]] + (size_t)by * P.ds[f.off[2]];
+      chroma_pairs(w0, w1, pairs, [&](int bx, uint32_t u, uint32_t v) {
+        du[bx] = (uint8_t)u;
+        dv[bx] = (uint8_t)v;
+      });
+    } else {
+      /* one 16-bit store a block: U and V in the bytes their offsets say */
+      uint8_t *__restrict p = P.dp[1] + (size_t)by * P.ds[1];
+      const unsigned su = f.off[1] == 0 ? 0 : 8, sv = 8 - su;
+      chroma_pairs(w0, w1, pairs, [&](int bx, uint32_t u, uint32_t v) {
+        const uint16_t uv = (uint16_t)((u << su) | (v << sv));
+#if __BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__
+        memcpy(p + 2 * bx, &uv, 2);
+#else
+        p[2 * bx] = (uint8_t)uv;
+        p[2 * bx + 1] = (uint8_t)(uv >> 8);
+#endif
+      });
+    }
+    return pairs;
+  }
+
+  /* U and V of @pairs blocks, to put(bx, u, v) */
+  template <class Put>
+  static void chroma_pairs(const uint32_t *__restrict w0,
+                           const uint32_t *__restrict w1, int pairs,
+                           const Put &put)
+  {
+    if (w1) {
+      for (int bx = 0; bx < pairs; bx++) {
+        const uint32_t a0 = w0[2 * bx], a1 = w0[2 * bx + 1];
+        const uint32_t b0 = w1[2 * bx], b1 = w1[2 * bx + 1];
+        const uint32_t u0 = avg2((a0 >> 8) & 0xff, (b0 >> 8) & 0xff);
+        const uint32_t u1 = avg2((a1 >> 8) & 0xff, (b1 >> 8) & 0xff);
+        const uint32_t v0 = avg2((a0 >> 16) & 0xff, (b0 >> 16) & 0xff);
+        const uint32_t v1 = avg2((a1 >> 16) & 0xff, (b1 >> 16) & 0xff);
+        put(bx, avg2(u0, u1), avg2(v0, v1));
+      }
+    } else {
+      for (int bx = 0; bx < pairs; bx++) {
+        const uint32_t a0 = w0[2 * bx], a1 = w0[2 * bx + 1];
+        put(bx, avg2((a0 >> 8) & 0xff, (a1 >> 8) & 0xff),
+            avg2((a0 >> 16) & 0xff, (a1 >> 16) & 0xff));
+      }
+    }
+  }
+
   /* Luma of destination row y (a planar or semi-planar destination) */
   void store_luma(int y, const uint32_t *w)
   {
-    uint8_t *d = P.dp[0] + (size_t)y * P.ds[0];
-    for (int x = 0; x < P.dw; x++)
-      d[x] = (uint8_t)w[x];
+    /* (byte stores may alias P: the width in a local, or it is read again
+     * every pixel and the loop stays scalar) */
+    uint8_t *__restrict d = P.dp[0] + (size_t)y * P.ds[0];
+    const uint32_t *__restrict ws = w;
+    const int n = P.dw;
+    for (int x = 0; x < n; x++)
+      d[x] = (uint8_t)ws[x];
   }
 
   /* Chroma sample (bx, by); for packed 4:2:2 the macropixel, with its two
@@ -991,6 +1115,7 @@ prepare(const Plan &P, ScaleJob *J)
   J->X0 = P.cx + J->hx.lo;
   J->wid = J->hx.hi - J->hx.lo + 1;
   J->unit = unit_axis(J->hx) && unit_axis(J->vy) && J->hx.n == J->wid;
+  J->floor32 = P.matrix_mode == kMatrixFloor && floor_matrix_fits_32(P);
   int ring = 0;
   for (int v = 0; v < J->vy.n; v++)
     ring = J->vy.cnt[v] > ring ? J->vy.cnt[v] : ring;
