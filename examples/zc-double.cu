@@ -15,8 +15,14 @@
  * Build: part of the project (build/examples/zc-double). Run it on a machine
  * with a CUDA GPU; without one it says so and exits 77 (skipped).
  */
+/* nvcc before 12 defines __noinline__ as a macro, which GLib 2.74's
+ * __has_attribute(__noinline__) test cannot take: keep it out of the way
+ * while GLib's headers are read. */
+#pragma push_macro("__noinline__")
+#undef __noinline__
 #include <gst/gst.h>
 #include <gst/zerocopy/zerocopy.h>
+#pragma pop_macro("__noinline__")
 
 #include <cuda_runtime_api.h>
 

@@ -960,14 +960,14 @@ private:
 
 bool
 convert_cpu_tiled(const FrameDesc &src, const FrameDesc &dst,
-                  const ConvertParams &p, bool *tiled)
+                  const ConvertParams &p, bool *tiled, int smem_limit)
 {
   using namespace detail;
   Plan P;
   if (build_plan(src, dst, p, &P) != kPlanOk)
     return false;
   TileGeom g;
-  *tiled = tile_geom(P, kTileSmemLimit, &g);
+  *tiled = tile_geom(P, smem_limit > 0 ? smem_limit : kTileSmemLimit, &g);
   if (!*tiled) {
     run_rows(P, 0, P.blocks_y);
     return true;

@@ -22,6 +22,7 @@
 
 #include <cuda_runtime.h>
 
+#include <mutex>
 #include <type_traits>
 
 namespace zc {
@@ -30,19 +31,59 @@ namespace {
 using detail::kTileThreadsX;
 using detail::kTileThreadsY;
 
-/* The plan travels as the kernel's parameter (by value: nothing to copy
- * or free per frame). __grid_constant__: the per-block code takes it by
- * reference and indexes its tables; without it every thread would first
- * copy the whole plan into local memory (measured: 30 times slower). */
-static_assert(sizeof(detail::Plan) <= 4096,
+/* Where the kernels find their plan. It travels as a kernel parameter
+ * (nothing to copy or free per frame), which the per-block code takes by
+ * reference and indexes. Indexing a parameter in place needs
+ * __grid_constant__ (CUDA 11.7, sm_70); without it every thread would first
+ * copy the whole plan into local memory (many times slower). So the code
+ * built for an older architecture, or by an older toolkit, or with
+ * -Dcuda-grid-constant=disabled (ZC_NO_GRID_CONSTANT), reads the plan from
+ * one of kPlanSlots slots in constant memory instead, written on the
+ * launch's stream just before it and reused only after the event recorded
+ * behind the launch that last read it (a GPU-side wait, no host wait).
+ * The host learns which of the two the loaded code does from the kernel's
+ * PTX version. */
+#if !defined(ZC_NO_GRID_CONSTANT)                                              \
+    && (__CUDACC_VER_MAJOR__ > 11                                              \
+        || (__CUDACC_VER_MAJOR__ == 11 && __CUDACC_VER_MINOR__ >= 7))
+#define ZC_TOOLKIT_GRID_CONSTANT 1
+#else
+#define ZC_TOOLKIT_GRID_CONSTANT 0
+#endif
+#if ZC_TOOLKIT_GRID_CONSTANT                                                   \
+    && (!defined(__CUDA_ARCH__) || __CUDA_ARCH__ >= 700)
+#define ZC_GRID_CONSTANT __grid_constant__
+#define ZC_PLAN_IN_PARAM 1
+#else
+#define ZC_GRID_CONSTANT
+#define ZC_PLAN_IN_PARAM 0
+#endif
+
+static_assert(sizeof(detail::Plan) + sizeof(detail::TileGeom) + sizeof(int)
+                  <= 4096,
               "kernel parameters must stay within 4 KiB");
+
+struct PlanSlot
+{
+  detail::Plan plan;
+  detail::TileGeom g;
+};
+constexpr int kPlanSlots = 8;
+__constant__ PlanSlot c_plan_slots[kPlanSlots];
 
 constexpr int kBlockX = 32;
 constexpr int kBlockY = 8;
 
 __global__ void
-__launch_bounds__(kBlockX *kBlockY) convert_kernel(const __grid_constant__ detail::Plan plan)
+__launch_bounds__(kBlockX *kBlockY)
+    convert_kernel(const ZC_GRID_CONSTANT detail::Plan plan_param, int slot)
 {
+#if ZC_PLAN_IN_PARAM
+  const detail::Plan &plan = plan_param;
+  (void)slot;
+#else
+  const detail::Plan &plan = c_plan_slots[slot].plan;
+#endif
   const int bx = blockIdx.x * kBlockX + threadIdx.x;
   const int by = blockIdx.y * kBlockY + threadIdx.y;
   if (bx < plan.blocks_x && by < plan.blocks_y)
@@ -72,14 +113,22 @@ stage_rows(const uint8_t *src, size_t stride, uint8_t *dst, int pitch, int rows,
  * for a filter, Decode: decode its oriented source pixels once), then
  * convert its output blocks from that copy. Two kernels, so that each
  * gets the registers its own path needs. Four blocks an SM: at most 64
- * registers a thread (the filtered kernel took 80 and ran three blocks an
- * SM, 37% occupancy, latency-bound: ncu, H200). */
+ * registers a thread (at 80 the filtered kernel ran three blocks an SM and
+ * was bound by latency). */
 template <bool Decode>
 __global__ void
 __launch_bounds__(kTileThreadsX *kTileThreadsY, 4)
-convert_tiled_kernel(const __grid_constant__ detail::Plan plan,
-                     const __grid_constant__ detail::TileGeom g)
+convert_tiled_kernel(const ZC_GRID_CONSTANT detail::Plan plan_param,
+                     const ZC_GRID_CONSTANT detail::TileGeom g_param, int slot)
 {
+#if ZC_PLAN_IN_PARAM
+  const detail::Plan &plan = plan_param;
+  const detail::TileGeom &g = g_param;
+  (void)slot;
+#else
+  const detail::Plan &plan = c_plan_slots[slot].plan;
+  const detail::TileGeom &g = c_plan_slots[slot].g;
+#endif
   extern __shared__ __align__(16) uint8_t smem[];
   const int tid = threadIdx.y * kTileThreadsX + threadIdx.x;
   detail::TileSrc ts = {};
@@ -150,7 +199,106 @@ convert_tiled_kernel(const __grid_constant__ detail::Plan plan,
   }
 }
 
+/* What the host knows of a device, learnt at its first conversion. */
+struct DeviceState
+{
+  std::once_flag once;
+  cudaError_t init_error = cudaSuccess;
+  int smem_limit = 0;        /* shared memory a tile may take */
+  bool plan_in_param = true; /* the loaded kernels read their parameter */
+  std::mutex lock;           /* the slots' order: wait, write, launch, record */
+  unsigned next = 0;
+  cudaEvent_t slot_read[kPlanSlots] = {};
+};
+
+constexpr int kMaxDevices = 64;
+DeviceState device_states[kMaxDevices];
+
+cudaError_t
+init_device(DeviceState &d, int device)
+{
+  int optin = 0;
+  cudaError_t err = cudaDeviceGetAttribute(
+      &optin, cudaDevAttrMaxSharedMemoryPerBlockOptin, device);
+  if (err != cudaSuccess)
+    return err;
+  /* sm_53 and sm_62 (Jetson Nano, TX2) stop at the 48 KiB default */
+  d.smem_limit =
+      optin < detail::kTileSmemLimit ? optin : detail::kTileSmemLimit;
+  if (d.smem_limit < detail::kTileSmemDefault)
+    d.smem_limit = detail::kTileSmemDefault;
+  cudaFuncAttributes attr;
+  err = cudaFuncGetAttributes(&attr, convert_kernel);
+  if (err != cudaSuccess)
+    return err;
+  d.plan_in_param = ZC_TOOLKIT_GRID_CONSTANT && attr.ptxVersion >= 70;
+  if (!d.plan_in_param) {
+    for (auto &ev : d.slot_read) {
+      err = cudaEventCreateWithFlags(&ev, cudaEventDisableTiming);
+      if (err != cudaSuccess)
+        return err;
+    }
+  }
+  return cudaSuccess;
+}
+
+/* Launches `launch(slot)` with the plan where the loaded code reads it. */
+template <typename Launch>
+cudaError_t
+launch_with_plan(DeviceState &d, const detail::Plan &plan,
+                 const detail::TileGeom &g, cudaStream_t stream,
+                 Launch launch)
+{
+  if (d.plan_in_param)
+    return launch(0);
+  std::lock_guard<std::mutex> guard(d.lock);
+  const int slot = (int)(d.next++ % kPlanSlots);
+  /* the last launch that read this slot, on whatever stream, is done
+   * before the slot is written again (an event never recorded is done) */
+  cudaError_t err = cudaStreamWaitEvent(stream, d.slot_read[slot], 0);
+  if (err != cudaSuccess)
+    return err;
+  PlanSlot staged;
+  staged.plan = plan;
+  staged.g = g;
+  /* from pageable memory: returns once the bytes are staged */
+  err = cudaMemcpyToSymbolAsync(c_plan_slots, &staged, sizeof(staged),
+                                (size_t)slot * sizeof(PlanSlot),
+                                cudaMemcpyHostToDevice, stream);
+  if (err != cudaSuccess)
+    return err;
+  err = launch(slot);
+  if (err != cudaSuccess)
+    return err;
+  return cudaEventRecord(d.slot_read[slot], stream);
+}
+
+/* The state of the current device, set up at its first use. */
+cudaError_t
+current_device(DeviceState **out)
+{
+  int device = 0;
+  cudaError_t err = cudaGetDevice(&device);
+  if (err != cudaSuccess)
+    return err;
+  if (device < 0 || device >= kMaxDevices)
+    return cudaErrorInvalidDevice;
+  DeviceState &d = device_states[device];
+  std::call_once(d.once, [&] { d.init_error = init_device(d, device); });
+  *out = &d;
+  return d.init_error;
+}
+
 } // namespace
+
+const char *
+convert_cuda_plan_source()
+{
+  DeviceState *d = nullptr;
+  if (current_device(&d) != cudaSuccess)
+    return nullptr;
+  return d->plan_in_param ? "parameter" : "constant";
+}
 
 cudaError_t
 convert_cuda(const FrameDesc &src, const FrameDesc &dst, const ConvertParams &p,
@@ -166,17 +314,22 @@ convert_cuda(const FrameDesc &src, const FrameDesc &dst, const ConvertParams &p,
     return cudaErrorInvalidValue;
   }
 
+  DeviceState *dev = nullptr;
+  cudaError_t err = current_device(&dev);
+  if (err != cudaSuccess)
+    return err;
+  DeviceState &d = *dev;
+
   /* clang-format 14 would split the launch chevrons into "> > >". */
   // clang-format off
-  detail::TileGeom g;
-  if (detail::tile_geom(plan, detail::kTileSmemLimit, &g)) {
+  detail::TileGeom g = {};
+  if (detail::tile_geom(plan, d.smem_limit, &g)) {
     auto *kernel = g.decoded ? convert_tiled_kernel<true>
                              : convert_tiled_kernel<false>;
     /* four filtered tiles of up to ~56 KiB an SM (the launch bounds)
      * need the largest shared-memory carveout; the driver otherwise picks
-     * one for three. Not for the nearest tiles: less L1 made them slower
-     * (H200: NV12 -> RGBA 1080p 0.071 against 0.063 ms). */
-    cudaError_t err = cudaSuccess;
+     * one for three. Not for the nearest tiles: less L1 made them
+     * slower. */
     if (g.decoded)
       err = cudaFuncSetAttribute(kernel,
                                  cudaFuncAttributePreferredSharedMemoryCarveout,
@@ -185,22 +338,25 @@ convert_cuda(const FrameDesc &src, const FrameDesc &dst, const ConvertParams &p,
       return err;
     if (g.smem > detail::kTileSmemDefault) {
       err = cudaFuncSetAttribute(
-          kernel, cudaFuncAttributeMaxDynamicSharedMemorySize,
-          detail::kTileSmemLimit);
+          kernel, cudaFuncAttributeMaxDynamicSharedMemorySize, d.smem_limit);
       if (err != cudaSuccess)
         return err;
     }
     const dim3 block(kTileThreadsX, kTileThreadsY);
     const dim3 grid((unsigned)g.grid_x, (unsigned)g.grid_y);
-    kernel<<<grid, block, (size_t)g.smem, stream>>>(plan, g);
-    return cudaGetLastError();
+    return launch_with_plan(d, plan, g, stream, [&](int slot) {
+      kernel<<<grid, block, (size_t)g.smem, stream>>>(plan, g, slot);
+      return cudaGetLastError();
+    });
   }
   const dim3 block(kBlockX, kBlockY);
   const dim3 grid((unsigned)((plan.blocks_x + kBlockX - 1) / kBlockX),
                   (unsigned)((plan.blocks_y + kBlockY - 1) / kBlockY));
-  convert_kernel<<<grid, block, 0, stream>>>(plan);
+  return launch_with_plan(d, plan, g, stream, [&](int slot) {
+    convert_kernel<<<grid, block, 0, stream>>>(plan, slot);
+    return cudaGetLastError();
+  });
   // clang-format on
-  return cudaGetLastError();
 }
 
 } // namespace zc

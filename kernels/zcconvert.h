@@ -287,10 +287,14 @@ const char *convert_cpu_route(const FrameDesc &src, const FrameDesc &dst,
  * it. Each tile's source rows are first copied into a buffer (as the kernel
  * copies them into shared memory) and read only from there; every read is
  * checked against the copied span. *tiled: whether the request is tiled
- * (if not, it runs as convert_cpu()). Returns false where convert_cpu()
- * would, or when a read fell outside its tile's copy. */
+ * (if not, it runs as convert_cpu()). smem_limit: the shared memory a
+ * tile may take, 0 for what convert_cuda() takes where the device allows
+ * it (a device that allows less, sm_53 or sm_62, gets smaller tiles).
+ * Returns false where convert_cpu() would, or when a read fell outside its
+ * tile's copy. */
 bool convert_cpu_tiled(const FrameDesc &src, const FrameDesc &dst,
-                       const ConvertParams &p, bool *tiled);
+                       const ConvertParams &p, bool *tiled,
+                       int smem_limit = 0);
 
 #if defined(GST_ZC_HAVE_CUDA) && GST_ZC_HAVE_CUDA
 /* Enqueues the conversion on `stream` (one launch, one thread per output
@@ -302,6 +306,13 @@ bool convert_cpu_tiled(const FrameDesc &src, const FrameDesc &dst,
  * the launch). */
 cudaError_t convert_cuda(const FrameDesc &src, const FrameDesc &dst,
                          const ConvertParams &p, cudaStream_t stream);
+
+/* For tests and benchmarks: where the conversion kernels loaded for the
+ * current device read their plan. "parameter": as a __grid_constant__
+ * kernel parameter; "constant": from a slot of constant memory written on
+ * the launch's stream (architectures below sm_70, toolkits before 11.7,
+ * or -Dcuda-grid-constant=disabled). NULL when the device cannot say. */
+const char *convert_cuda_plan_source();
 #endif
 
 } // namespace zc

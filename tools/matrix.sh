@@ -1,18 +1,20 @@
 #!/usr/bin/env bash
 # The README's commands where the users are, each in a fresh minimal Debian
-# or Ubuntu chroot made from the committed HEAD (../shared/tools/fresh-debian.sh,
-# tools/fresh-ubuntu.sh):
+# or Ubuntu chroot made from the committed HEAD by tools/fresh-chroot.sh
+# (needs root, debootstrap and the distributions' mirrors; nothing else
+# beside the clone):
 #
-#   bookworm, bookworm-cuda, trixie, trixie-cuda, bullseye, bullseye-cuda
-#       ./tools/test.sh (the README's test command), with and without the
-#       CUDA toolkit visible
-#   focal, focal-cuda, jammy, jammy-cuda, noble, noble-cuda
-#       the same in fresh Ubuntu 20.04, 22.04 and 24.04 chroots made by
-#       tools/fresh-ubuntu.sh (the bases of JetPack 5, 6 and 7: GStreamer
-#       1.16, 1.20, 1.24, meson 0.53, 0.61, 1.3). The CUDA toolkit here is
-#       13.0, which NVIDIA does not ship for Ubuntu 20.04 (JetPack 5 has
-#       11.4): focal-cuda checks that meson 0.53 and GCC 9 build the CUDA
-#       backend, not a system a user would have
+#   bookworm, trixie, bullseye (Debian 12, 13, 11)
+#   focal, jammy, noble (Ubuntu 20.04, 22.04, 24.04: the bases of JetPack 5,
+#   6 and 7)
+#       ./tools/test.sh (the README's test command) without a CUDA toolkit
+#   ROW-cuda
+#       the same with this machine's /usr/local/cuda visible (NVIDIA's
+#       toolkit, whatever version is installed here)
+#   ROW-distro-cuda (bookworm, trixie, jammy, noble)
+#       the same with the distribution's own toolkit installed with apt
+#       (nvidia-cuda-toolkit from non-free or multiverse: CUDA 11.8, 12.4,
+#       11.5, 12.0), the default architecture list
 #   aarch64
 #       Debian 12: tools/cross-aarch64.sh, the CPU backend built for 64-bit
 #       Arm with Debian's cross toolchain, its suites run under qemu-user
@@ -23,15 +25,15 @@
 #
 #   tools/matrix.sh [ROW ...]      (default: every row; logs in matrix-logs/)
 #
-# Each row takes 5 to 20 minutes on two cores: too slow for CI, which runs
+# Each row takes 5 to 40 minutes on two cores: too slow for CI, which runs
 # the Debian 12 row of ./tools/test.sh only. Prints one line a row, with the
-# test counts meson printed, and exits non-zero if any row failed.
+# test counts meson printed and the CUDA toolkit the build found, and exits
+# non-zero if any row failed.
 set -uo pipefail
 
 root="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
 cd "$root" || exit 1
-fresh="${FRESH_DEBIAN:-$root/../shared/tools/fresh-debian.sh}"
-[[ -x "$fresh" ]] || { echo "matrix.sh: no $fresh" >&2; exit 1; }
+fresh=$root/tools/fresh-chroot.sh
 logs="$root/matrix-logs"
 mkdir -p "$logs"
 
@@ -46,35 +48,36 @@ pkg-config --modversion gstreamer-zerocopy-1.0 &&
 /usr/bin/python3 /root/gst-zerocopy/tests/gir/gstzc-gi.py'
 
 rows=("$@")
-((${#rows[@]})) || rows=(bookworm bookworm-cuda trixie trixie-cuda bullseye bullseye-cuda
-  focal focal-cuda jammy jammy-cuda noble noble-cuda aarch64 install)
+((${#rows[@]})) || rows=(bookworm bookworm-cuda bookworm-distro-cuda trixie trixie-cuda
+  trixie-distro-cuda bullseye bullseye-cuda focal focal-cuda jammy jammy-cuda
+  jammy-distro-cuda noble noble-cuda noble-distro-cuda aarch64 install)
 
 failed=0
 for row in "${rows[@]}"; do
-  suite=${row%-cuda}
-  chroot_tool=$fresh
-  args=(--suite "$suite")
-  case $suite in
-    focal|jammy|noble) chroot_tool=$root/tools/fresh-ubuntu.sh; args=(--release "$suite") ;;
+  release=${row%%-*}
+  args=(--release "$release")
+  case $row in
+    *-distro-cuda) args+=(--distro-cuda) ;;
+    *-cuda) args+=(--cuda) ;;
   esac
-  [[ "$row" == *-cuda ]] && args+=(--cuda)
   cmd='./tools/test.sh'
   if [[ "$row" == install ]]; then
-    args=(--suite bookworm)
+    args=(--release bookworm)
     cmd=$install_cmd
   elif [[ "$row" == aarch64 ]]; then
-    args=(--suite bookworm)
+    args=(--release bookworm)
     cmd='./tools/cross-aarch64.sh'
   fi
   log="$logs/$row.log"
   start=$(date +%s)
-  "$chroot_tool" "${args[@]}" "$cmd" >"$log" 2>&1
+  "$fresh" "${args[@]}" "$cmd" >"$log" 2>&1
   rc=$?
   secs=$(($(date +%s) - start))
   counts=$(grep -E '^(Ok|Fail|Skipped|Timeout): ' "$log" | tr -s ' ' | tr '\n' ' ')
   [[ "$row" == install ]] && counts=$(grep -E '^(pipeline ok|ok)$' "$log" | tr '\n' ' ')
-  printf '%-14s %s  %4ss  %s\n' "$row" "$([[ $rc == 0 ]] && echo PASS || echo "FAIL($rc)")" \
-    "$secs" "$counts"
+  toolkit=$(sed -n 's/^ *CUDA backend *: *//p' "$log" | tail -n 1)
+  printf '%-20s %s  %4ss  %s %s\n' "$row" "$([[ $rc == 0 ]] && echo PASS || echo "FAIL($rc)")" \
+    "$secs" "$counts" "${toolkit:+ CUDA: $toolkit}"
   ((rc == 0)) || failed=1
 done
 exit $failed

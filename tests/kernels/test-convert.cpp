@@ -32,7 +32,9 @@
 #include <cmath>
 #include <cstdarg>
 #include <cstdio>
+#include <cstdlib>
 #include <cstring>
+#include <memory>
 #include <random>
 #include <string>
 #include <vector>
@@ -1433,6 +1435,22 @@ test_tiles()
             "pad %d shift %d",
             zc::pixfmt_name(c.in), c.sw, c.sh, zc::pixfmt_name(c.out), c.dw,
             c.dh, c.orientation, l[0], l[1]);
+      /* the smaller tiles of a device with 48 KiB of shared memory a
+       * block (sm_53, sm_62) */
+      std::fill(got.data.begin(), got.data.end(), (uint8_t)0x5a);
+      std::copy(ref.data.begin(), ref.data.end(), got.data.begin());
+      bool tiled48 = false;
+      if (check(zc::convert_cpu_tiled(src.desc, got.desc, p, &tiled48,
+                                      48 * 1024),
+                "convert_cpu_tiled (48 KiB) %s %dx%d -> %s %dx%d: a read "
+                "left its tile",
+                zc::pixfmt_name(c.in), c.sw, c.sh, zc::pixfmt_name(c.out),
+                c.dw, c.dh))
+        check(ref.data == got.data,
+              "tiled (48 KiB) != untiled: %s %dx%d -> %s %dx%d "
+              "orientation %d pad %d shift %d",
+              zc::pixfmt_name(c.in), c.sw, c.sh, zc::pixfmt_name(c.out),
+              c.dw, c.dh, c.orientation, l[0], l[1]);
     }
   }
 }
@@ -1521,6 +1539,75 @@ gpu_case(zc::PixFmt in, zc::PixFmt out, int sw, int sh, int dw, int dh,
   check(std::memcmp(d.host, cpu.data.data(), cpu.data.size()) == 0,
         "GPU != CPU: %s %dx%d -> %s %dx%d orientation %d", zc::pixfmt_name(in),
         sw, sh, zc::pixfmt_name(out), dw, dh, (int)p.orientation);
+}
+
+/* Many conversions in flight at once on several streams, each with its own
+ * plan, none waited for until all are queued: more launches than the
+ * constant-memory path has plan slots, so a slot is written again while
+ * other streams still run. Each output must still be its own plan's.
+ * ZC_EXPECT_PLAN_SOURCE (set by the build for -Dcuda-grid-constant=
+ * disabled) names the path the kernels must take. */
+void
+test_plans_in_flight()
+{
+  const char *source = zc::convert_cuda_plan_source();
+  std::printf("conversion plans: %s\n", source ? source : "(unknown)");
+  const char *expect = std::getenv("ZC_EXPECT_PLAN_SOURCE");
+  if (expect && *expect)
+    check(source && std::strcmp(source, expect) == 0,
+          "plan source %s, expected %s", source ? source : "(null)", expect);
+
+  constexpr int kStreams = 4, kPerStream = 7;
+  cudaStream_t streams[kStreams] = {};
+  for (auto &st : streams)
+    if (!cuda_ok(cudaStreamCreateWithFlags(&st, cudaStreamNonBlocking),
+                 "cudaStreamCreateWithFlags"))
+      return;
+  struct Job
+  {
+    Frame src, cpu;
+    PinnedFrame s, d;
+    zc::ConvertParams p;
+  };
+  std::vector<std::unique_ptr<Job>> jobs;
+  bool ok = true;
+  for (int i = 0; i < kStreams * kPerStream && ok; i++) {
+    auto j = std::make_unique<Job>();
+    /* alternately tiled (bilinear shrink) and untiled (nearest with a
+     * quarter turn), each with its own brightness and destination size */
+    const bool filtered = i % 2 == 0;
+    const int dw = 320 + 16 * i, dh = 180 + 8 * i;
+    j->src.init(zc::PixFmt::NV12, 640, 360, zc::Matrix::BT601, false);
+    j->cpu.init(zc::PixFmt::RGBA, dw, dh, zc::Matrix::BT709, true);
+    fill_random(j->src.data.data(), j->src.data.size());
+    fill_random(j->cpu.data.data(), j->cpu.data.size());
+    j->p.sampling =
+        filtered ? zc::Sampling::Bilinear : zc::Sampling::Nearest;
+    j->p.orientation = filtered ? zc::Orientation::Identity
+                                : zc::Orientation::Rotate90R;
+    j->p.brightness = -0.3f + 0.025f * (float)i;
+    ok = j->s.alloc(j->src) && j->d.alloc(j->cpu)
+        && check(zc::convert_cpu(j->src.desc, j->cpu.desc, j->p, 0),
+                 "convert_cpu");
+    jobs.push_back(std::move(j));
+  }
+  for (int i = 0; ok && i < (int)jobs.size(); i++) {
+    Job &j = *jobs[i];
+    ok = cuda_ok(zc::convert_cuda(j.s.desc, j.d.desc, j.p,
+                                  streams[i % kStreams]),
+                 "convert_cuda (in flight)");
+  }
+  for (auto &st : streams)
+    ok = cuda_ok(cudaStreamSynchronize(st), "cudaStreamSynchronize") && ok;
+  for (int i = 0; ok && i < (int)jobs.size(); i++)
+    check(std::memcmp(jobs[i]->d.host, jobs[i]->cpu.data.data(),
+                      jobs[i]->cpu.data.size())
+              == 0,
+          "GPU != CPU with %d conversions in flight: conversion %d (stream %d)",
+          (int)jobs.size(), i, i % kStreams);
+  for (auto &st : streams)
+    if (st)
+      cuda_ok(cudaStreamDestroy(st), "cudaStreamDestroy");
 }
 
 int
@@ -1614,6 +1701,7 @@ run_gpu_tests()
   }
 
   cuda_ok(cudaStreamDestroy(stream), "cudaStreamDestroy");
+  test_plans_in_flight();
   return 0;
 }
 
