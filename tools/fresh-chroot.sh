@@ -95,8 +95,12 @@ if [ $cuda = distro ]; then
     cp /etc/resolv.conf "$root/etc/resolv.conf" 2>/dev/null
     write_sources "$root" "$components,$extra"
     mount_all "$root"
+    # Debian's toolkit points libGL and libEGL at the NVIDIA driver's (the
+    # glx alternative); a machine without the driver, as this one, takes
+    # Mesa's, as tools/setup.sh tells a user to.
     in_chroot "$root" 'export DEBIAN_FRONTEND=noninteractive;
       apt-get update -q && apt-get install -y -q --no-install-recommends nvidia-cuda-toolkit &&
+      if [ -d /usr/lib/mesa-diverted ]; then update-alternatives --set glx /usr/lib/mesa-diverted; fi &&
       apt-get clean' >"$tmp/toolkit-$release.log" 2>&1
     rc=$?
     umount_all "$root"

@@ -100,6 +100,20 @@ zc_setup_main() {
   if [[ -n "$nvcc_path" ]]; then
     cuda_version="$("$nvcc_path" --version | sed -n 's/.*release \([0-9][0-9.]*\).*/\1/p')"
     zc_say "CUDA toolkit: ${cuda_version:-unknown version} ($nvcc_path)"
+    # Debian's toolkit (nvidia-cuda-toolkit) brings libcuda1, which points
+    # the system's libGL and libEGL at the NVIDIA driver's; without that
+    # driver (a build machine) they point nowhere, and every program that
+    # links GStreamer's GL library (nvcodec's, so ours) fails to link.
+    local lib missing_gl=0
+    if [[ "$(readlink /etc/alternatives/glx 2>/dev/null)" == /usr/lib/nvidia ]]; then
+      for lib in libGL.so.1 libEGL.so.1; do
+        compgen -G "/usr/lib/*-linux-gnu*/$lib" >/dev/null || missing_gl=1
+      done
+    fi
+    if ((missing_gl)); then
+      zc_die "the glx alternative points at the NVIDIA driver's libGL/libEGL, which are not installed. Install the driver (apt-get install nvidia-driver), or on a machine without an NVIDIA GPU take Mesa's: update-alternatives --set glx /usr/lib/mesa-diverted" ||
+        return 1
+    fi
   else
     zc_say "CUDA toolkit: not found; the CPU backend alone will be built"
   fi
