@@ -257,7 +257,7 @@ gst_zc_base_transform_query (GstBaseTransform * trans,
    * runs on upstream's streaming thread without this element's stream
    * lock, so while the element is being deactivated (set to READY in the
    * middle of a renegotiation) it could store that query after
-   * deactivation released the previous one, and it leaked. Under the
+   * deactivation released the previous one, and leak it. Under the
    * stream lock, deactivation waits for it; a flushing pad answers no. */
   if (GST_QUERY_TYPE (query) == GST_QUERY_ALLOCATION &&
       direction == GST_PAD_SINK) {

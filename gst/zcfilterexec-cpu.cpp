@@ -122,8 +122,8 @@ CpuExecutor::run (const FramePlanner & planner, const FramePlan & plan,
   } else if (plan.pass == Pass::LUT && run_effects (src_frame, &out_frame,
           planner, plan)) {
     /* the table kernel's bytes (its tables are the converter's), through
-     * the effects route: wide loops instead of a look-up a byte (a 4K RGBA
-     * invert, 2 ms against 17 on two cores) */
+     * the effects route: wide loops, many times faster than a look-up a
+     * byte */
   } else if (plan.pass == Pass::LUT) {
     zc::PlaneJob jobs[3];
     guint n = MIN (planner.n_lut_planes (), 3u);

@@ -7,7 +7,8 @@
  * loops written for the CPU (per row, per plane, tables, separable
  * filters) and must write exactly the bytes convert_block() writes for
  * them: the per-block code stays the reference (the CUDA kernels run it),
- * and tests/kernels/test-convert-fast.cpp runs both on random frames.
+ * and tests/kernels/fast-route-check.h (check_route(), in each route's
+ * test-fast-*.cpp) runs both on random frames.
  *
  * Each route: with run == false, only whether it takes the plan; with
  * run == true, the conversion itself on n_threads threads (0 = all cores)

@@ -113,8 +113,8 @@ stage_rows(const uint8_t *src, size_t stride, uint8_t *dst, int pitch, int rows,
  * for a filter, Decode: decode its oriented source pixels once), then
  * convert its output blocks from that copy. Two kernels, so that each
  * gets the registers its own path needs. Four blocks an SM: at most 64
- * registers a thread (at 80 the filtered kernel ran three blocks an SM and
- * was bound by latency). */
+ * registers a thread (with more, the filtered kernel fits only three
+ * blocks an SM and is bound by latency). */
 template <bool Decode>
 __global__ void
 __launch_bounds__(kTileThreadsX *kTileThreadsY, 4)
@@ -328,7 +328,7 @@ convert_cuda(const FrameDesc &src, const FrameDesc &dst, const ConvertParams &p,
                              : convert_tiled_kernel<false>;
     /* four filtered tiles of up to ~56 KiB an SM (the launch bounds)
      * need the largest shared-memory carveout; the driver otherwise picks
-     * one for three. Not for the nearest tiles: less L1 made them
+     * one for three. Not for the nearest tiles: less L1 makes them
      * slower. */
     if (g.decoded)
       err = cudaFuncSetAttribute(kernel,

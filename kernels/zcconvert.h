@@ -12,10 +12,10 @@
  * At the same size, without crop, orientation, placement or effects, the
  * output is what GStreamer 1.22's videoconvert outputs with dither=none
  * (its GstVideoConverter: default options but linear resampling of at
- * most 2 taps, one thread; chroma site "none" on both sides), bit for bit for every pair of the formats below
- * on random frames, odd sizes included (tests/kernels/test-convert.cpp
- * checks all 22 x 22 pairs at several sizes and asserts at most 1 code
- * value on 8-bit outputs, 0 on deeper ones; it measures 0 everywhere).
+ * most 2 taps, one thread; chroma site "none" on both sides), bit for bit
+ * for every pair of the formats below, odd sizes included
+ * (tests/kernels/test-convert.cpp checks all 22 x 22 pairs on random
+ * frames, within 1 code value on 8-bit outputs, exactly on deeper ones).
  * Like videoconvert, that takes one of two routes, chosen in the plan:
  *
  * A. videoconvert's fast paths (video-converter.c transforms[] and
@@ -29,26 +29,16 @@
  *       YUY2/UYVY -> I420/YV12 (the two rows' chroma averaged,
  *       (a + b + 1) >> 1) and -> Y444 (replicated); between I420/YV12,
  *       Y42B and Y444, each chroma plane resized as convert_scale_planes()
- *       does: an exact halving averages pairs ((a + b + 1) >> 1, rows
- *       first), otherwise GstVideoScaler with the linear resampler limited
- *       to 2 taps, as the videoconvert element configures it (its default
- *       method=bilinear sets GST_VIDEO_RESAMPLER_OPT_MAX_TAPS = 2; a bare
- *       GstVideoConverter would use 4 taps where a plane shrinks): on the
- *       8-bit plane, horizontal 2-tap stepping corner to corner in 16.16
- *       with an 8-bit fraction, vertical 2-tap with 8-bit taps, each pass
- *       rounded to 8 bits, the horizontal or the vertical pass first as
- *       gst_video_scaler_2d() picks it. The taps are derived in exact
- *       integers; the rows where GStreamer's own double-precision
- *       derivation rounds otherwise (weights exactly half-way, e.g. every
- *       row when the chroma height is an odd multiple of 256) are computed
- *       its way on the host and carried in the plan.
+ *       does: exact halvings averaged, otherwise GstVideoScaler with the
+ *       linear resampler limited to 2 taps, as the videoconvert element
+ *       configures it, GStreamer's taps, roundings and pass order included
+ *       (zcconvert-common.h has the arithmetic).
  *    The other fast paths among these formats (copies, repacks, Y42B ->
  *    YUY2, Y444 -> YUY2, UYVY -> GRAY8, ...) give the generic result.
  *    Scaling, crop and placement are outside the fast paths here (also
- *    where GStreamer would keep one, e.g. convert_scale_planes() scaling
- *    planar formats plane by plane), and so is the
- *    threaded split of GStreamer's planar scaler (n-threads > 1 may pick
- *    the other pass order for some rows).
+ *    where GStreamer would keep one), and so is the threaded split of
+ *    GStreamer's planar scaler (n-threads > 1 may pick the other pass
+ *    order for some rows).
  * B. otherwise GstVideoConverter's generic (line) pipeline with dither
  *    none, which with crop, orientation, scaling or placement is always the
  *    route:
@@ -57,25 +47,21 @@
  *     words as v | (v >> 10), their 6 low bits not masked);
  *  2. chroma: when source and destination differ in subsampling, or the
  *     picture is cropped, oriented, scaled or placed, subsampled source
- *     chroma is upsampled with the 2x interstitial filters of
- *     video-chroma.c ((3a + b + 2) >> 2 and (a + 3b + 2) >> 2, horizontal
- *     first, then vertical; pixel 0 and, for an even size, the last pixel
- *     repeat the edge sample), and destination chroma is the (a + b + 1) >> 1
- *     average over the two rows of its block, then over its two columns (a
- *     row or column past the frame edge is left out). With the same
- *     subsampling on both sides and nothing moved, chroma is carried sample
- *     for sample (no filtering), as GStreamer does;
+ *     chroma is upsampled with video-chroma.c's 2x interstitial filters
+ *     (horizontal, then vertical), and destination chroma is the
+ *     (a + b + 1) >> 1 average over the two rows of its block, then over
+ *     its two columns (a row or column past the frame edge is left out).
+ *     With the same subsampling on both sides and nothing moved, chroma is
+ *     carried sample for sample (no filtering), as GStreamer does;
  *  3. colour: nothing when both frames are RGB, or both Y'CbCr/GRAY with
  *     the same Matrix (GStreamer then converts neither matrix nor RANGE,
  *     only the depth). Otherwise one 3x3+offset matrix, coefficients
- *     rint(256 m), from source to destination code values (range
- *     expansion, Y'CbCr -> R'G'B' with the source matrix, R'G'B' ->
- *     Y'CbCr with the destination matrix, range compression), applied as
- *     GStreamer applies it: at 16 bits (either side deeper than 8) as
- *     (sum + offset) >> 8; at 8 bits, Y'CbCr -> R'G'B' and matrices that
- *     may leave 0..255 with GStreamer's ORC 16-bit lane arithmetic
- *     (offsets ignored: with a limited-range side, about 2 code values from
- *     the exact result, as videoconvert), others as (sum + offset) >> 8.
+ *     rint(256 m), from source to destination code values (through
+ *     R'G'B', with each side's matrix and range), applied as GStreamer
+ *     applies it: (sum + offset) >> 8, except at 8 bits for Y'CbCr ->
+ *     R'G'B' and matrices that may leave 0..255, which take GStreamer's
+ *     ORC 16-bit lane arithmetic (offsets ignored: with a limited-range
+ *     side, a code value or two from the exact result, as videoconvert).
  *     8 -> 16 bits is (v << 8) | v, 16 -> 8 bits drops the low byte (no
  *     dithering). No transfer-function or primaries conversion;
  *  4. alpha: carried from the source (0xff when it has none); the padding
@@ -157,35 +143,31 @@ enum class Orientation {
  *    T/2 source pixels wide (a plain 2-tap bilinear when enlarging, an
  *    averaging filter when shrinking), edge pixels repeated, computed in
  *    exact integers and rounded once, before the colour step. GStreamer's
- *    own 8-bit horizontal enlarging steps corner to corner instead; see
- *    the test for the measured differences and the tolerance;
+ *    own 8-bit horizontal enlarging steps corner to corner instead
+ *    (tests/kernels/test-convert.cpp has the tolerance);
  *  - Sampling::Bicubic: GStreamer's cubic resampler with its default
  *    B = C = 1/3 (Mitchell-Netravali; GstVideoConverter's default
- *    resampler, videoscale method=mitchell): T = max(4, ceil(4 in / out)) taps
- *    (at most `in`), the kernel stretched to T / 2 source pixels on each
- *    side when shrinking, centre to centre on both axes, the centre
- *    clamped to the source as GStreamer clamps it, edge pixels repeated;
- *    weights in units of 2^-14, one exact 2D sum rounded once and clamped
- *    (the negative lobes overshoot), before the colour step. Away from the
- *    borders, on smooth content, the test measures at most 6 8-bit code
- *    values from GstVideoConverter's cubic output (1 to 2 10-bit values,
- *    about 24 GRAY16 values): GStreamer rounds its 8-bit taps to 6 bits,
- *    rounds between its passes, and at phases whose 6-bit taps cannot sum to 64 keeps a
- *    65/64 gain; zc has none of these.
+ *    resampler, videoscale method=mitchell): T = max(4, ceil(4 in / out))
+ *    taps (at most `in`), centre to centre on both axes, edge pixels
+ *    repeated; one exact 2D sum rounded once and clamped (the negative
+ *    lobes overshoot), before the colour step. Away from the borders, on
+ *    smooth content, it stays within a few code values of
+ *    GstVideoConverter's cubic output (the test's tolerance): GStreamer
+ *    rounds its 8-bit taps to 6 bits, rounds between its passes, and at
+ *    phases whose 6-bit taps cannot sum to 64 keeps a 65/64 gain; zc has
+ *    none of these.
  * Same format in and out, same matrix, no effects, the whole destination
  * (videoflip's and videoscale's situation): the planes move on their own,
  * as those elements move them (kernels/zcplanar-common.h), never through
- * 4:4:4. Oriented or nearest-scaled subsampled chroma is taken sample for
- * sample per plane (videoflip's 4:2:2 quarter turns: the floor average of
- * the two source rows of an output pair), bit for bit as videoflip and
- * videoscale; bilinear and bicubic scaling without crop or orientation of
+ * 4:4:4. Orientation and nearest scaling are bit for bit videoflip's and
+ * videoscale's; bilinear and bicubic scaling without crop or orientation of
  * the 8-bit formats and GRAY16_LE follow videoscale's GstVideoScaler per
  * plane (method=bilinear: the linear resampler limited to 2 taps, so no
  * averaging when shrinking; method=mitchell: cubic on luma / RGB / packed
  * 4:2:2, linear chroma planes), its taps and roundings reproduced in
- * integers (tests/check/elements/zcfilter-compare.cpp measures 0 on random
- * 8-bit frames away from the borders; GRAY16_LE bicubic within about 17
- * 16-bit code values).
+ * integers: 8-bit frames match away from the borders, GRAY16_LE bicubic
+ * comes within a few 16-bit code values
+ * (tests/check/elements/zcfilter-compare.cpp).
  * Point effects: see below; they leave the conversion as it is. */
 struct ConvertParams
 {
@@ -200,14 +182,9 @@ struct ConvertParams
    * conversion, then an invert:
    *  - brightness (-1..1), contrast (0..2), saturation (0..2), hue (-1..1,
    *    half-turns) as videobalance, on 8-bit code values whatever the
-   *    range and matrix: Y' = rint(16 + (Y - 16) contrast + 255
-   *    brightness); with i = U - 128, j = V - 128, c = cos(pi hue),
-   *    s = sin(pi hue): U' = rint(128 + (i c + j s) saturation), V' =
-   *    rint(128 + (-i s + j c) saturation); clamped to 0..255; a
-   *    subsampled destination's chroma samples are transformed once each.
-   *    grayscale is saturation 0;
-   *  - gamma (0.01..10) as the gamma element, after those: a table on luma,
-   *    Y' = floor(255 (Y / 255)^(1 / gamma) + 0.5);
+   *    range and matrix; a subsampled destination's chroma samples are
+   *    transformed once each. grayscale is saturation 0;
+   *  - gamma (0.01..10) as the gamma element, after those: a table on luma;
    *  - on R'G'B' destinations, as both elements: each of the two stages
    *    that is set goes to Y'CbCr and back with BT.601 limited-range
    *    integer matrices (whatever the caps), its tables in between;
@@ -216,10 +193,10 @@ struct ConvertParams
    * Bit-exact with the elements (videobalance's rint ties included) on
    * 8-bit destinations. GRAY16, P010 and I420_10LE: luma through the
    * same curve without its roundings, exact at each 8-bit code (257 k)
-   * and linear between them; chroma by the formulas above on the 10-bit
-   * values (centre 512). See kernels/zceffects-common.h for the details.
-   * double, as the elements' properties: 0.3 and 0.3f differ by a code
-   * value in videobalance's rounding. */
+   * and linear between them; chroma on the 10-bit values (centre 512).
+   * The formulas: kernels/zceffects-common.h. double, as the elements'
+   * properties: 0.3 and 0.3f differ by a code value in videobalance's
+   * rounding. */
   double brightness = 0.0, contrast = 1.0, saturation = 1.0, hue = 0.0;
   double gamma = 1.0;
   bool invert = false, grayscale = false;
@@ -238,11 +215,12 @@ const char *pixfmt_name(PixFmt fmt);
 
 /* Converts src into dst on the CPU and returns when done. src and dst must
  * not overlap. n_threads: 0 = std::thread::hardware_concurrency(), 1 = only
- * the calling thread; rows are split evenly between threads started for
- * the call (fewer for small frames). The output does not depend on the
- * thread count. Common requests (repacks, point effects alone, linear
- * scaling of 8-bit frames) take routes written for the CPU; they write the
- * same bytes as the per-block code (convert_cpu_reference()).
+ * the calling thread; rows are split evenly between the calling thread and
+ * the process's worker threads, started once at first use (zcparallel.h),
+ * fewer for small frames. The output does not depend on the thread count.
+ * Common requests (repacks, point effects alone, linear scaling of 8-bit
+ * frames) take routes written for the CPU; they write the same bytes as
+ * the per-block code (convert_cpu_reference()).
  *
  * Returns: false, writing nothing, when the request is invalid or not
  * implemented: empty frames or sides above 65536, null planes, strides

@@ -28,10 +28,9 @@
  *  - R'G'B' steps that are inverts alone: the R, G and B bytes flipped
  *    (or copied, for an even count) a whole pixel word at a time
  *    (invert_rgb_row()), whatever the CPU.
- * The (U, V) table takes about 0.35 ms to build (2.6 GHz Xeon), more
- * than half of what a 1920x1080 NV12 frame then takes, so each thread
- * keeps the last table of each kind it built and builds another only when
- * the settings change.
+ * Building the (U, V) table costs a good part of what a frame then takes,
+ * so each thread keeps the last table of each kind it built and builds
+ * another only when the settings change.
  */
 #include "zcconvert-fast.h"
 #include "zcparallel.h"
@@ -181,8 +180,8 @@ luma16_table(const EffectsPlan &E, const FmtInfo &f)
 }
 
 /* 8-bit samples two at a time: entry b0 | b1 << 8 holds t[b0] | t[b1] << 8.
- * Half the look-ups of t itself, from a table that still sits in L2:
- * 1920x1080 GRAY8 in 0.37 ms against 0.53 ms, for 0.04 ms to build. */
+ * Half the look-ups of t itself, from a table that still sits in L2, and
+ * cheap to build. */
 struct PairKey
 {
   uint8_t t[256];
@@ -290,8 +289,7 @@ store_le64(uint8_t *p, uint64_t v)
  * four 16-bit samples) to a 64-bit word: one load and one store a word
  * instead of one a sample. Written as plain per-sample loops, GCC -O3
  * "vectorises" them by assembling vectors from scalar loads through the
- * stack, which stalls on store forwarding: twice as slow as scalar code
- * (1920x1080 GRAY8 through a 256-entry table: 1.07 ms against 0.53 ms). */
+ * stack, which stalls on store forwarding: slower than scalar code. */
 
 /* 4 16-bit values through a 65536-entry table. */
 inline uint64_t
@@ -393,13 +391,11 @@ round_trip_body(uint8_t *__restrict r, uint8_t *__restrict g,
 
 /* round_trip_body() as compiled for the build's target, and, on x86-64,
  * for AVX2 too, taken when the CPU has it: twice the lanes for the sums,
- * which are most of an R'G'B' step's time (1920x1080 RGBA through
- * invert, contrast and gamma: 3.5 ms on one core against 5.0, when these
- * loops took every R'G'B' frame; on x86-64 they now take the steps with a
- * chroma table and three-byte pixels, the four-byte rest going to the
- * vector loops below). Both write the same bytes (integer arithmetic);
- * the tests run both, the baseline with ZC_CPU_SIMD=baseline in the
- * environment, AVX2 on a CPU with AVX-512 with ZC_CPU_SIMD=avx2. */
+ * which are most of an R'G'B' step's time (on x86-64 these loops take the
+ * steps with a chroma table and three-byte pixels, the four-byte rest
+ * going to the vector loops below). Both write the same bytes (integer
+ * arithmetic); the tests run both, the baseline with ZC_CPU_SIMD=baseline
+ * in the environment, AVX2 on a CPU with AVX-512 with ZC_CPU_SIMD=avx2. */
 using RoundTrip = void (*)(uint8_t *, uint8_t *, uint8_t *, const uint16_t *,
                            const uint16_t *);
 
@@ -476,9 +472,10 @@ rgb_stages(uint8_t *r, uint8_t *g, uint8_t *b, const RgbStages &st)
 /* One chunk of pixels of PS bytes, R, G, B at bytes OR, OG, OB, through
  * the stages of n_steps steps; the byte at OA (alpha or padding; none when
  * negative) is stored as read, as convert_block() stores the source's
- * alpha. `in` may be `out` (every byte is read before any is written). (GCC vectorises these strided
- * byte loops; Clang 14 leaves them scalar. Whole 32-bit words and shifts
- * would suit Clang better but cost GCC half again on RGBA.) */
+ * alpha. `in` may be `out` (every byte is read before any is written).
+ * (GCC vectorises these strided byte loops; Clang 14 leaves them scalar.
+ * Whole 32-bit words and shifts would suit Clang better but slow GCC down
+ * on RGBA.) */
 template <int OR, int OG, int OB, int OA, int PS>
 void
 rgb_chunk(const uint8_t *in, uint8_t *out, const RgbStages *st, int n_steps)
@@ -794,9 +791,8 @@ rgb4_row_avx512(const uint8_t *s, uint8_t *d, int w, const RgbStages *st,
  *  - the luma looked up by gathers (vpgatherdd) from its pair table
  *    (pair_table()), each lane reading the entry of its pixel's Y and of
  *    the Y of the same lane of a second vector: one gather for 16 pixels
- *    (a gather of 32-bit entries of the 256-byte table, one for 8, took
- *    1.5 ms a 1920x1080 frame's round trip on one core of an AMD EPYC
- *    with AVX-512, this one 1.3, the chunk loops 2.4);
+ *    (faster than gathering 32-bit entries of the 256-byte table, one
+ *    gather for 8, and than the chunk loops);
  *  - backward sums by 16-bit pair products (vpmaddwd) of (Y', V) and
  *    (Y', U) lanes;
  *  - the clamp and floor shift by an unsigned saturating pack to 16 bits
@@ -1107,9 +1103,8 @@ packed422_row_for(const FmtInfo &f)
 }
 
 /* fx_round() without branches: the same value. Its two tests go either
- * way at random on busy chroma, and their mispredictions took most of the
- * time of a 10-bit chroma sample (P010 1920x1080 with saturation and hue:
- * 9.6 ms a frame through effects_chroma(), 4.1 ms through this). */
+ * way at random on busy chroma, and their mispredictions would take most
+ * of the time of a 10-bit chroma sample. */
 inline int32_t
 fx_round_flat(int64_t s)
 {

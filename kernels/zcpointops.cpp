@@ -58,9 +58,9 @@ point_params_are_identity(const PointParams &p)
 
 namespace {
 
-/* Below this many bytes per share, handing work to a pool thread (a wake-up,
- * some microseconds) costs more than the work it takes over (a core does
- * roughly 1 byte/ns through a table). */
+/* Below this many bytes per share, handing work to a pool thread (a
+ * wake-up) costs more than the work it takes over (a table look-up a byte
+ * is cheap). */
 constexpr size_t kMinBytesPerThread = 256 * 1024;
 
 constexpr unsigned kMaxPlanes = 3;

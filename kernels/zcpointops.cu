@@ -2,7 +2,7 @@
  * SPDX-License-Identifier: LGPL-2.1-or-later
  *
  * The pass is bound by memory traffic, usually over PCIe (pinned host memory
- * mapped into the GPU), where a request takes a microsecond or more. What
+ * mapped into the GPU), where each request has a long latency. What
  * matters is how many bytes are in flight, so:
  *  - the tables travel as a kernel parameter (by value: no copy, no
  *    __constant__ symbol shared between concurrent launches) and each block
@@ -28,11 +28,10 @@ namespace zc {
 namespace {
 
 constexpr int kBlockThreads = 256;
-/* Chunks a thread loads before it uses the first. Measured on an H200 over
- * PCIe Gen5, 4K RGBA in place on mapped pinned memory: 1 -> 0.83 ms,
- * 2 -> 0.87 ms, 4 -> 0.92 ms, 8 -> 0.99 ms (256- or 512-thread blocks alike);
- * a full device already has more reads in flight than the link can serve,
- * and more per thread only adds queueing. Device memory does not care. */
+/* Chunks a thread loads before it uses the first: one, because on mapped
+ * pinned memory a full device already has more reads in flight than the
+ * link can serve, and more per thread only adds queueing (with 256- or
+ * 512-thread blocks alike). Device memory does not care. */
 constexpr int kChunksPerThread = 1;
 /* Work items are numbered with 32-bit integers (cheap division on the GPU);
  * keeping the count below 2^31 leaves room for the grid stride. */

@@ -255,9 +255,9 @@ cover_pages (guint8 * start, guint8 * end, guint64 max_bytes,
         registered_total, max_bytes);
     return SpanResult::OVER_LIMIT;
   }
-  /* Not cudaHostRegisterReadOnly: with it, copies from these pages failed
-   * with cudaErrorInvalidValue on the H200 (docs/design.md). The wrapper
-   * is a read-only GstMemory instead, which no kernel of ours writes. */
+  /* Not cudaHostRegisterReadOnly: copies from pages registered with it can
+   * fail with cudaErrorInvalidValue (docs/design.md). The wrapper is a
+   * read-only GstMemory instead, which no kernel of ours writes. */
   unsigned flags = cudaHostRegisterMapped | cudaHostRegisterPortable;
   cudaError_t err = cudaHostRegister (start, length, flags);
   void *d = nullptr;

@@ -188,10 +188,9 @@ copy_frame_async (const zc::FrameDesc & src, const zc::FrameDesc & dst,
  * the kernel reads it once, in order, with 4-byte loads (a packed 4-byte RGB
  * format, nothing moved) and writes mapped memory too. The kernel's tiles
  * read mapped memory in wide loads, but it is compute-bound, and while it
- * computes the bus idles: the copy engines first are faster. Measured on an
- * H200 (zc-compute-bench): NV12 4K -> RGBA 1080p 0.59 ms staged against
- * 0.83 ms reading mapped memory; NV12 -> RGBA at 1080p 0.24 against 0.28 ms.
- * Into device memory (the first element of a chain) it always stages. */
+ * computes the bus idles: the copy engines first are faster, when scaling
+ * and at the same size alike. Into device memory (the first element of a
+ * chain) it always stages. */
 static bool
 should_stage_input (const GstZcGpuPassRequest & req,
     const zc::FrameDesc & in, GstZcMemoryType in_type,
@@ -220,14 +219,13 @@ should_stage_input (const GstZcGpuPassRequest & req,
  * move around them. A kernel that reads or writes mapped memory holds its
  * SMs while the bus serves it, so in a chain (zcfilter ! zcfilter ...) the
  * first element's kernel, reading mapped memory, and the last one's,
- * writing it, could not run at the same time: a chain of three took the
- * two bus crossings one after the other (H200, 4K RGBA: 1.44 ms against
- * 0.87 ms for one element). So an element between mapped and device memory
- * moves the mapped side with the copy engines (one each way, running
- * beside each other and beside kernels) and runs its kernels on device
- * memory: the first element of a chain stages its input into its device
- * output (and works there in place), the last one runs into a device
- * frame and copies that to its mapped output. */
+ * writing it, could not run at the same time: a chain would take its two
+ * bus crossings one after the other. So an element between mapped and
+ * device memory moves the mapped side with the copy engines (one each way,
+ * running beside each other and beside kernels) and runs its kernels on
+ * device memory: the first element of a chain stages its input into its
+ * device output (and works there in place), the last one runs into a
+ * device frame and copies that to its mapped output. */
 GstZcGpuResult
 gst_zc_gpu_passes_run (GstZcGpuPasses * passes,
     const GstZcGpuPassRequest & req, const GstZcGpuFrame & in,
