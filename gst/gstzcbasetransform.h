@@ -9,6 +9,8 @@
 
 #include "gstzccompat.h"
 
+#include <zcformats.h>
+
 G_BEGIN_DECLS
 
 #define GST_TYPE_ZC_BASE_TRANSFORM (gst_zc_base_transform_get_type ())
@@ -18,9 +20,7 @@ G_DECLARE_DERIVABLE_TYPE (GstZcBaseTransform, gst_zc_base_transform,
 /* The video formats every element handles (zcfilter converts between any
  * two of them). */
 #define GST_ZC_FORMATS \
-    "{ RGBA, BGRA, RGBx, BGRx, ARGB, ABGR, xRGB, xBGR, RGB, BGR, GRAY8, " \
-    "GRAY16_LE, NV12, NV21, I420, YV12, Y42B, Y444, YUY2, UYVY, P010_10LE, " \
-    "I420_10LE }"
+    "{ " ZC_FORMATS (ZC_FORMAT_X_LIST, ZC_FORMAT_X_LIST_LAST) " }"
 
 /* Where the library was built with GStreamer's CUDA library, the pads that
  * take or give nvcodec's device memory add these caps (config.h) */

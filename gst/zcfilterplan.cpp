@@ -93,30 +93,9 @@ static bool
 pixfmt_from_video_format (GstVideoFormat f, zc::PixFmt * out)
 {
   switch (f) {
-#define ZC_MAP(name) case GST_VIDEO_FORMAT_##name: *out = zc::PixFmt::name; \
-    return true
-      ZC_MAP (RGBA);
-      ZC_MAP (BGRA);
-      ZC_MAP (RGBx);
-      ZC_MAP (BGRx);
-      ZC_MAP (ARGB);
-      ZC_MAP (ABGR);
-      ZC_MAP (xRGB);
-      ZC_MAP (xBGR);
-      ZC_MAP (RGB);
-      ZC_MAP (BGR);
-      ZC_MAP (GRAY8);
-      ZC_MAP (GRAY16_LE);
-      ZC_MAP (NV12);
-      ZC_MAP (NV21);
-      ZC_MAP (I420);
-      ZC_MAP (YV12);
-      ZC_MAP (Y42B);
-      ZC_MAP (Y444);
-      ZC_MAP (YUY2);
-      ZC_MAP (UYVY);
-      ZC_MAP (P010_10LE);
-      ZC_MAP (I420_10LE);
+#define ZC_MAP(name, ...) case GST_VIDEO_FORMAT_##name: \
+      *out = zc::PixFmt::name; return true;
+      ZC_FORMATS (ZC_MAP, ZC_MAP)
 #undef ZC_MAP
     default:
       return false;

@@ -52,30 +52,10 @@ ZC_HD inline FmtInfo
 fmt_info(PixFmt f)
 {
   switch (f) {
-  case PixFmt::RGBA: return {kPackedRgb, 8, 4, 0, 0, kNot10, {0, 1, 2, 3}};
-  case PixFmt::BGRA: return {kPackedRgb, 8, 4, 0, 0, kNot10, {2, 1, 0, 3}};
-  case PixFmt::RGBx: return {kPackedRgb, 8, 4, 0, 0, kNot10, {0, 1, 2, 3}};
-  case PixFmt::BGRx: return {kPackedRgb, 8, 4, 0, 0, kNot10, {2, 1, 0, 3}};
-  case PixFmt::ARGB: return {kPackedRgb, 8, 4, 0, 0, kNot10, {1, 2, 3, 0}};
-  case PixFmt::ABGR: return {kPackedRgb, 8, 4, 0, 0, kNot10, {3, 2, 1, 0}};
-  case PixFmt::xRGB: return {kPackedRgb, 8, 4, 0, 0, kNot10, {1, 2, 3, 0}};
-  case PixFmt::xBGR: return {kPackedRgb, 8, 4, 0, 0, kNot10, {3, 2, 1, 0}};
-  case PixFmt::RGB: return {kPackedRgb, 8, 3, 0, 0, kNot10, {0, 1, 2, -1}};
-  case PixFmt::BGR: return {kPackedRgb, 8, 3, 0, 0, kNot10, {2, 1, 0, -1}};
-  case PixFmt::GRAY8: return {kGray, 8, 1, 0, 0, kNot10, {0, 0, 0, 0}};
-  case PixFmt::GRAY16_LE: return {kGray, 16, 2, 0, 0, kNot10, {0, 0, 0, 0}};
-  case PixFmt::NV12: return {kSemiYuv, 8, 1, 1, 1, kNot10, {0, 0, 1, 0}};
-  case PixFmt::NV21: return {kSemiYuv, 8, 1, 1, 1, kNot10, {0, 1, 0, 0}};
-  case PixFmt::I420: return {kPlanarYuv, 8, 1, 1, 1, kNot10, {0, 1, 2, 0}};
-  case PixFmt::YV12: return {kPlanarYuv, 8, 1, 1, 1, kNot10, {0, 2, 1, 0}};
-  case PixFmt::Y42B: return {kPlanarYuv, 8, 1, 1, 0, kNot10, {0, 1, 2, 0}};
-  case PixFmt::Y444: return {kPlanarYuv, 8, 1, 0, 0, kNot10, {0, 1, 2, 0}};
-  case PixFmt::YUY2: return {kPacked422, 8, 2, 1, 0, kNot10, {0, 1, 2, 3}};
-  case PixFmt::UYVY: return {kPacked422, 8, 2, 1, 0, kNot10, {1, 0, 3, 2}};
-  case PixFmt::P010_10LE:
-    return {kSemiYuv, 16, 2, 1, 1, k10Msb, {0, 0, 1, 0}};
-  case PixFmt::I420_10LE:
-    return {kPlanarYuv, 16, 2, 1, 1, k10Lsb, {0, 1, 2, 0}};
+#define ZC_FMT_INFO(name, kind, bits, pstride, ws, hs, wide10, o0, o1, o2, o3) \
+  case PixFmt::name: return {kind, bits, pstride, ws, hs, wide10, {o0, o1, o2, o3}};
+    ZC_FORMATS(ZC_FMT_INFO, ZC_FMT_INFO)
+#undef ZC_FMT_INFO
   }
   return {kPackedRgb, 8, 4, 0, 0, kNot10, {0, 1, 2, 3}};
 }

@@ -17,9 +17,7 @@ namespace zc {
 namespace {
 
 const char *const kNames[kNumPixFmts] = {
-  "RGBA", "BGRA", "RGBx", "BGRx", "ARGB", "ABGR", "xRGB", "xBGR", "RGB",
-  "BGR", "GRAY8", "GRAY16_LE", "NV12", "NV21", "I420", "YV12", "Y42B",
-  "Y444", "YUY2", "UYVY", "P010_10LE", "I420_10LE"};
+    ZC_FORMATS(ZC_FORMAT_X_STRING, ZC_FORMAT_X_STRING)};
 
 bool
 fmt_valid(PixFmt f)

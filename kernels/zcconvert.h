@@ -74,6 +74,8 @@
 #ifndef GST_ZC_KERNELS_CONVERT_H
 #define GST_ZC_KERNELS_CONVERT_H
 
+#include "zcformats.h"
+
 #include <cstddef>
 #include <cstdint>
 
@@ -87,12 +89,8 @@ namespace zc {
  * Plane order is GStreamer's (YV12: plane 1 is V, plane 2 is U). 16-bit
  * samples are little-endian; P010_10LE keeps its 10 bits in the top of
  * each word, I420_10LE in the bottom. */
-enum class PixFmt {
-  RGBA, BGRA, RGBx, BGRx, ARGB, ABGR, xRGB, xBGR, RGB, BGR,
-  GRAY8, GRAY16_LE,
-  NV12, NV21, I420, YV12, Y42B, Y444, YUY2, UYVY, P010_10LE, I420_10LE
-};
-constexpr int kNumPixFmts = 22;
+enum class PixFmt { ZC_FORMATS(ZC_FORMAT_X_NAME, ZC_FORMAT_X_NAME) };
+constexpr int kNumPixFmts = 0 ZC_FORMATS(ZC_FORMAT_X_COUNT, ZC_FORMAT_X_COUNT);
 
 /* Y'CbCr matrix of YUV and GRAY frames (ignored for RGB frames). */
 enum class Matrix { BT601, BT709, BT2020 };

@@ -97,10 +97,13 @@ if [ $cuda = distro ]; then
     mount_all "$root"
     # Debian's toolkit points libGL and libEGL at the NVIDIA driver's (the
     # glx alternative); a machine without the driver, as this one, takes
-    # Mesa's, as tools/setup.sh tells a user to.
+    # Mesa's, as tools/setup.sh tells a user to (Mesa's GL installed first,
+    # so that its alternative exists).
     in_chroot "$root" 'export DEBIAN_FRONTEND=noninteractive;
-      apt-get update -q && apt-get install -y -q --no-install-recommends nvidia-cuda-toolkit &&
-      if [ -d /usr/lib/mesa-diverted ]; then update-alternatives --set glx /usr/lib/mesa-diverted; fi &&
+      apt-get update -q &&
+      apt-get install -y -q --no-install-recommends nvidia-cuda-toolkit libgl1 libegl1 &&
+      if update-alternatives --list glx 2>/dev/null | grep -q mesa-diverted; then
+        update-alternatives --set glx /usr/lib/mesa-diverted; fi &&
       apt-get clean' >"$tmp/toolkit-$release.log" 2>&1
     rc=$?
     umount_all "$root"

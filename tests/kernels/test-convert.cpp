@@ -48,12 +48,10 @@ namespace {
 using namespace zc_test;
 
 const zc::PixFmt kAll[zc::kNumPixFmts] = {
-  zc::PixFmt::RGBA, zc::PixFmt::BGRA, zc::PixFmt::RGBx, zc::PixFmt::BGRx,
-  zc::PixFmt::ARGB, zc::PixFmt::ABGR, zc::PixFmt::xRGB, zc::PixFmt::xBGR,
-  zc::PixFmt::RGB, zc::PixFmt::BGR, zc::PixFmt::GRAY8, zc::PixFmt::GRAY16_LE,
-  zc::PixFmt::NV12, zc::PixFmt::NV21, zc::PixFmt::I420, zc::PixFmt::YV12,
-  zc::PixFmt::Y42B, zc::PixFmt::Y444, zc::PixFmt::YUY2, zc::PixFmt::UYVY,
-  zc::PixFmt::P010_10LE, zc::PixFmt::I420_10LE};
+#define ZC_PIXFMT_VALUE(name, ...) zc::PixFmt::name,
+    ZC_FORMATS(ZC_PIXFMT_VALUE, ZC_PIXFMT_VALUE)
+#undef ZC_PIXFMT_VALUE
+};
 
 GstVideoFormat
 gst_format(zc::PixFmt f)

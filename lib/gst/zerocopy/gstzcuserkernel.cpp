@@ -19,6 +19,7 @@
 
 #include <glib/gstdio.h>
 #include <gst/video/video.h>
+#include <zcformats.h>
 
 #include <chrono>
 #include <cstring>
@@ -88,27 +89,11 @@ static const char zc_kernel_header[] =
 
 /* The layout zckernel.cuh promises kernels: the format codes are
  * GstVideoFormat's */
-static_assert (ZC_FORMAT_I420 == GST_VIDEO_FORMAT_I420, "format code");
-static_assert (ZC_FORMAT_YV12 == GST_VIDEO_FORMAT_YV12, "format code");
-static_assert (ZC_FORMAT_YUY2 == GST_VIDEO_FORMAT_YUY2, "format code");
-static_assert (ZC_FORMAT_UYVY == GST_VIDEO_FORMAT_UYVY, "format code");
-static_assert (ZC_FORMAT_RGBx == GST_VIDEO_FORMAT_RGBx, "format code");
-static_assert (ZC_FORMAT_BGRx == GST_VIDEO_FORMAT_BGRx, "format code");
-static_assert (ZC_FORMAT_xRGB == GST_VIDEO_FORMAT_xRGB, "format code");
-static_assert (ZC_FORMAT_xBGR == GST_VIDEO_FORMAT_xBGR, "format code");
-static_assert (ZC_FORMAT_RGBA == GST_VIDEO_FORMAT_RGBA, "format code");
-static_assert (ZC_FORMAT_BGRA == GST_VIDEO_FORMAT_BGRA, "format code");
-static_assert (ZC_FORMAT_ARGB == GST_VIDEO_FORMAT_ARGB, "format code");
-static_assert (ZC_FORMAT_ABGR == GST_VIDEO_FORMAT_ABGR, "format code");
-static_assert (ZC_FORMAT_RGB == GST_VIDEO_FORMAT_RGB, "format code");
-static_assert (ZC_FORMAT_BGR == GST_VIDEO_FORMAT_BGR, "format code");
-static_assert (ZC_FORMAT_Y42B == GST_VIDEO_FORMAT_Y42B, "format code");
-static_assert (ZC_FORMAT_Y444 == GST_VIDEO_FORMAT_Y444, "format code");
-static_assert (ZC_FORMAT_NV12 == GST_VIDEO_FORMAT_NV12, "format code");
-static_assert (ZC_FORMAT_NV21 == GST_VIDEO_FORMAT_NV21, "format code");
-static_assert (ZC_FORMAT_GRAY8 == GST_VIDEO_FORMAT_GRAY8, "format code");
-static_assert (ZC_FORMAT_GRAY16_LE == GST_VIDEO_FORMAT_GRAY16_LE,
-    "format code");
+#define ZC_CHECK_FORMAT_CODE(name, ...) \
+    static_assert (ZC_FORMAT_##name == GST_VIDEO_FORMAT_##name, \
+        "zckernel.cuh: ZC_FORMAT_" #name);
+ZC_FORMATS (ZC_CHECK_FORMAT_CODE, ZC_CHECK_FORMAT_CODE)
+#undef ZC_CHECK_FORMAT_CODE
 static_assert (sizeof (ZcPlane) == 32, "ZcPlane layout");
 static_assert (sizeof (ZcFrame) == 184, "ZcFrame layout");
 static_assert (sizeof (ZcFrameInfo) == 24, "ZcFrameInfo layout");

@@ -68,6 +68,8 @@
 #define ZC_FORMAT_NV21 24
 #define ZC_FORMAT_GRAY8 25
 #define ZC_FORMAT_GRAY16_LE 27
+#define ZC_FORMAT_I420_10LE 43
+#define ZC_FORMAT_P010_10LE 62
 
 /* What the pixel helpers can do with a frame (ZcFrame.family) */
 #define ZC_FAMILY_OTHER 0       /* raw planes only (YUY2, 10/16-bit ...) */
