@@ -91,6 +91,11 @@ namespace zc {
  * each word, I420_10LE in the bottom. */
 enum class PixFmt { ZC_FORMATS(ZC_FORMAT_X_NAME, ZC_FORMAT_X_NAME) };
 constexpr int kNumPixFmts = 0 ZC_FORMATS(ZC_FORMAT_X_COUNT, ZC_FORMAT_X_COUNT);
+/* Every format, in PixFmt's order (for loops over the formats) */
+#define ZC_FORMAT_X_PIXFMT(name, ...) PixFmt::name,
+inline constexpr PixFmt kAllPixFmts[kNumPixFmts] = {
+    ZC_FORMATS(ZC_FORMAT_X_PIXFMT, ZC_FORMAT_X_PIXFMT)};
+#undef ZC_FORMAT_X_PIXFMT
 
 /* Y'CbCr matrix of YUV and GRAY frames (ignored for RGB frames). */
 enum class Matrix { BT601, BT709, BT2020 };

@@ -245,7 +245,7 @@ PROBES = {
 def run(command, cwd, env):
     """Run through sh (the docs quote caps for the shell); return an error
     string, or None if the pipeline ran cleanly."""
-    # a session of its own, so that a timeout ends gst-launch and not just sh
+    # a process group of its own, so that a timeout ends gst-launch and not just sh
     p = subprocess.Popen(['sh', '-c', command], cwd=cwd, env=env,
                          stdout=subprocess.PIPE, stderr=subprocess.PIPE,
                          universal_newlines=True, start_new_session=True)

@@ -21,13 +21,6 @@
 
 namespace zc_test {
 
-/* The 22 formats of the kernels */
-inline constexpr zc::PixFmt kAllFormats[] = {
-#define ZC_PIXFMT_VALUE(name, ...) zc::PixFmt::name,
-    ZC_FORMATS(ZC_PIXFMT_VALUE, ZC_PIXFMT_VALUE)
-#undef ZC_PIXFMT_VALUE
-};
-
 /* Y'CbCr or GRAY (the formats after the R'G'B' ones) */
 inline bool
 is_yuv(zc::PixFmt f)

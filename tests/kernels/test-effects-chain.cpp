@@ -151,7 +151,7 @@ check_three_filters()
   steps[0].invert = true;
   steps[1].contrast = 1.2f;
   steps[2].gamma = 1.5f;
-  for (PixFmt f : kAllFormats)
+  for (PixFmt f : zc::kAllPixFmts)
     for (const Size &z : sizes)
       check_chain("invert, contrast, gamma", f, z, 0, steps, 3);
 }
@@ -164,7 +164,7 @@ check_inverts_alone()
   for (auto &st : steps)
     st.invert = true;
   for (int n = 1; n <= 4; n++)
-    for (PixFmt f : kAllFormats)
+    for (PixFmt f : zc::kAllPixFmts)
       for (const Size &z : sizes)
         check_chain(std::to_string(n) + " inverts", f, z, 0, steps, n);
 }
@@ -173,7 +173,7 @@ static void
 check_random_chains()
 {
   for (int round = 0; round < 6; round++) {
-    for (PixFmt f : kAllFormats) {
+    for (PixFmt f : zc::kAllPixFmts) {
       const int n_ranges = is_yuv(f) ? 3 : 1;
       for (const Size &z : sizes) {
         for (int r = 0; r < n_ranges; r++) {

@@ -106,7 +106,7 @@ static void
 check_setting(const std::string &what, const zc::ConvertParams &p,
               bool all_sizes)
 {
-  for (PixFmt f : kAllFormats) {
+  for (PixFmt f : zc::kAllPixFmts) {
     const int n_ranges = is_yuv(f) ? 3 : 1;
     for (const Size &z : sizes) {
       if (!all_sizes && z.w * z.h > 4096)
