@@ -4,6 +4,10 @@
 #   bash .gpu/run.sh bash bench/gpu-host.sh tests   # suite + compute-sanitizer
 #   bash .gpu/run.sh bash bench/gpu-host.sh figures # pipeline ms/frame, kernel benches, examples
 #   bash .gpu/run.sh bash bench/gpu-host.sh bench   # zc-bench, every case (bench/run.sh)
+#   bash .gpu/run.sh bash bench/gpu-host.sh suite   # the suite alone, no sanitizer
+#   bash .gpu/run.sh bash bench/gpu-host.sh compare BUILD_A BUILD_B [PASSES]
+#       # NV12 4K to RGBA 1080p, kernel (zc-compute-bench) and pipeline
+#       # (zc-bench), with the plugin and programs of each build in turn
 # ZC_BUILD names the build folder (default build; a sm_90-only build such as
 # build-gpu keeps the shipped folder small).
 set -uo pipefail
@@ -12,16 +16,44 @@ phase=${1:-tests}
 b=${ZC_BUILD:-build}
 export GST_PLUGIN_PATH=$PWD/$b/gst
 
-case $phase in
-tests)
+suite() {
   # nvcodec's elements are in the GStreamer bundle there: their absence is a
   # failure of gpu/nvcodec-gpu, not a skip
   export ZC_TEST_REQUIRE_NVCODEC=1
   meson test -C "$b" --no-rebuild --print-errorlogs > "$out/test.log" 2>&1
-  echo "meson test rc=$?"
+  echo "meson test ($b) rc=$?"
   grep -E "^ *[0-9]+/[0-9]+ |^(Ok|Fail|Skipped|Timeout):" "$out/test.log"
   grep -E "Checks:|[0-9]+ passed, [0-9]+ failed" "$b"/meson-logs/testlog.txt
   cp "$b"/meson-logs/testlog.txt "$out/testlog.txt"
+}
+
+case $phase in
+suite)
+  suite
+  ;;
+compare)
+  # Each build's plugin with its own registry, so that neither hides the
+  # other; the passes alternate the builds, so that a drift of the host
+  # shows in both
+  a=${2:?compare BUILD_A BUILD_B [PASSES]}; c=${3:?compare BUILD_A BUILD_B [PASSES]}
+  for pass in $(seq "${4:-3}"); do
+    for x in "$a" "$c"; do
+      echo "== pass $pass: $x"
+      GST_REGISTRY_1_0=/tmp/registry-$x.bin GST_PLUGIN_PATH=$PWD/$x/gst \
+        timeout 120 "$x"/bench/zc-compute-bench --only convert-4k --runs 50 --cpu-runs 3 \
+        > "$out/compute-$x-$pass.txt" 2>&1
+      echo "zc-compute-bench rc=$?"
+      grep -E "^conversion plan|cuda|CUDA" "$out/compute-$x-$pass.txt" | grep -v "^zc-compute-bench"
+      GST_REGISTRY_1_0=/tmp/registry-$x.bin GST_PLUGIN_PATH=$PWD/$x/gst \
+        timeout 120 "$x"/bench/zc-bench --only "convert-scale 4K NV12>1080p RGBA zc" --runs 5 --no-latency \
+        > "$out/bench-$x-$pass.txt" 2>&1
+      echo "zc-bench rc=$?"
+      grep -E "^convert-scale" "$out/bench-$x-$pass.txt"
+    done
+  done
+  ;;
+tests)
+  suite
   # compute-sanitizer on one pipeline test program, the GPU filter suite
   # and zcfilter's property races (a second per property: the sanitizer is
   # slow), with the environment meson gives them

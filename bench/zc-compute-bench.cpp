@@ -824,6 +824,16 @@ main (int argc, char **argv)
       have_gpu ? gpu_name.c_str () : ("no GPU (" + no_gpu + ")").c_str (),
       o.threads, std::max (1u, std::thread::hardware_concurrency ()),
       gst_version_string (), o.runs, o.frames, o.cpu_runs);
+#if HAVE_CUDA
+  /* the conversion kernels' plan: a __grid_constant__ parameter, or
+   * constant memory (older toolkits and architectures, or
+   * -Dcuda-grid-constant=disabled) */
+  if (have_gpu) {
+    const char *plan = zc::convert_cuda_plan_source ();
+    report += strf ("conversion plan from: %s\n",
+                    plan ? plan : "unknown (the device did not initialise)");
+  }
+#endif
 
   const std::string vcs
       = "videoconvertscale n-threads=" + T + " method=bilinear";
