@@ -1,13 +1,15 @@
 #!/usr/bin/env bash
-# What runs on the GPU host, through .gpu/run.sh (see
-# ../shared/gpu/README.md), with logs under $OUT:
-#   bash .gpu/run.sh bash bench/gpu-host.sh tests   # suite + compute-sanitizer
-#   bash .gpu/run.sh bash bench/gpu-host.sh figures # pipeline ms/frame, kernel benches, examples
-#   bash .gpu/run.sh bash bench/gpu-host.sh bench   # zc-bench, every case (bench/run.sh)
-#   bash .gpu/run.sh bash bench/gpu-host.sh suite   # the suite alone, no sanitizer
-#   bash .gpu/run.sh bash bench/gpu-host.sh compare BUILD_A BUILD_B [PASSES]
+# The GPU runs, on any machine with an NVIDIA GPU, its driver, GStreamer and
+# a build of this project (ZC_BUILD), logs under $OUT (default /tmp):
+#   bash bench/gpu-host.sh tests    # suite + compute-sanitizer
+#   bash bench/gpu-host.sh figures  # pipeline ms/frame, kernel benches, examples
+#   bash bench/gpu-host.sh bench    # zc-bench, every case (bench/run.sh)
+#   bash bench/gpu-host.sh suite    # the suite alone, no sanitizer
+#   bash bench/gpu-host.sh compare BUILD_A BUILD_B [PASSES]
 #       # NV12 4K to RGBA 1080p, kernel (zc-compute-bench) and pipeline
 #       # (zc-bench), with the plugin and programs of each build in turn
+# Where GStreamer is not installed, a runtime bundle can provide it, e.g.
+# `bash .gpu/run.sh bash bench/gpu-host.sh tests` (see HACKING.md).
 # ZC_BUILD names the build folder (default build; a sm_90-only build such as
 # build-gpu keeps the shipped folder small).
 set -uo pipefail

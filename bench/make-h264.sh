@@ -12,7 +12,7 @@
 # (access units, as h264parse counts them) and H.264 profile; with
 # ultrafast, x264 writes constrained-baseline, which nvh264dec decodes.
 #
-#   bench/make-h264.sh OUTDIR          e.g. bench/make-h264.sh .gpu/media
+#   bench/make-h264.sh OUTDIR          e.g. bench/make-h264.sh bench/media
 set -euo pipefail
 out=${1:?usage: bench/make-h264.sh OUTDIR}
 

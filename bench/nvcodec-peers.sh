@@ -1,41 +1,45 @@
 #!/usr/bin/env bash
-# gst-zerocopy against NVIDIA's nvcodec elements, on the GPU host: marginal
-# milliseconds per frame and frames per second of gst-launch-1.0 pipelines,
-# each nvcodec pipeline through GStreamer 1.22 (the bundle of .gpu/run.sh,
-# which also loads our plugin) and through GStreamer 1.26 (.peers/gst-1.26,
-# unpacked from ../shared/gpu/peers/gst-1.26.2-trixie.tar.xz; our plugin is
-# built against 1.22 and does not load there). Row groups:
+# gst-zerocopy against NVIDIA's nvcodec elements: marginal milliseconds per
+# frame and frames per second of gst-launch-1.0 pipelines, each nvcodec
+# pipeline through the GStreamer this script finds (the one our plugin is
+# built against) and, when PEER126 names a runner of GStreamer 1.26, through
+# that too (our plugin loads only in the first). Row groups:
 #   a  H.264 1080p decode to RGBA 720p, ending in system memory
 #   b  H.264 1080p decode to RGBA 720p, staying in CUDAMemory
 #   c  NV12 3840x2160 to RGBA 1920x1080, system memory in and out
 #   d  NV12 3840x2160 to RGBA 1920x1080, CUDAMemory in and out
-#   e  gst-zerocopy alone (1.22), c with foreign buffers: the pool source,
+#   e  gst-zerocopy alone, c with foreign buffers: the pool source,
 #      imagefreeze, a foreign recycling pool, and the same with zcupload adopt=false;
 #      their runs interleaved (run 1 of each source, then run 2, ...)
 # Marginal = (time of N frames - time of 20 frames) / (N - 20), so start-up
 # (CUDA context, NVRTC, pools) is left out; the decode rows take their N and
 # 20 frames from MEDIA/ball-1080p-620.h264 and MEDIA/ball-1080p-20.h264
-# (bench/make-h264.sh MEDIA, on the build machine). Each cell runs RUNS
-# times; prints median, min and max ms/frame and the fps of the median, one
-# line a cell, then a markdown table per group with zerocopy's speed-up (fps
-# ratio) over each nvcodec. A pipeline that fails prints "failed: <first
-# error line>" in its cell; the other cells still run.
+# (bench/make-h264.sh MEDIA, run here first when they are missing and
+# x264enc is installed). Each cell runs RUNS times; prints median, min and
+# max ms/frame and the fps of the median, one line a cell, then a markdown
+# table per group with zerocopy's speed-up (fps ratio) over each nvcodec. A
+# pipeline that fails prints "failed: <first error line>" in its cell; the
+# other cells still run.
 #
-#   bash .gpu/run.sh bash bench/nvcodec-peers.sh [RUNS] [N]     (defaults 5, 620)
+#   bash bench/nvcodec-peers.sh [RUNS] [N]     (defaults 5, 620)
 #
-# Needs .gpu/ from ../shared/gpu/prepare.sh --nvrtc12 videoparsersbad (NVRTC 12
-# for nvcodec's converters; h264parse for the decode rows) and the built
-# plugin (ZC_BUILD, default build; GST_PLUGIN_PATH, if set, wins). Without
-# .peers/gst-1.26/run.sh the 1.26 column reads "n/a (no .peers)".
-# Env: ONLY=<letters> runs those groups (ONLY=ce), MEDIA (default .gpu/media),
-# PEER126 (default .peers/gst-1.26/run.sh), TIMEOUT_S (per gst-launch-1.0
-# run, default 120). A cell costs about RUNS x (two gst-launch-1.0 runs):
-# split the groups with ONLY when a call has a time limit.
+# Needs a machine with an NVIDIA GPU, GStreamer with nvcodec (h264parse for
+# the decode rows; cudaconvertscale registers only with an NVRTC it knows)
+# and the built plugin (ZC_BUILD, default build; GST_PLUGIN_PATH, if set,
+# wins). Where GStreamer is not installed, a runtime bundle can provide it
+# (e.g. `bash .gpu/run.sh bash bench/nvcodec-peers.sh`, with the bundle's
+# NVRTC in GST_CUDA_NVRTC_LIBNAME); without PEER126 the 1.26 column reads
+# "n/a".
+# Env: ONLY=<letters> runs those groups (ONLY=ce), MEDIA (default
+# bench/media), PEER126 (a script that runs a GStreamer 1.26 program, default
+# .peers/gst-1.26/run.sh when present), TIMEOUT_S (per gst-launch-1.0 run,
+# default 120). A cell costs about RUNS x (two gst-launch-1.0 runs): split
+# the groups with ONLY when a call has a time limit.
 set -euo pipefail
 runs=${1:-5}
 n=${2:-620}
 only=${ONLY:-abcde}
-media=${MEDIA:-.gpu/media}
+media=${MEDIA:-bench/media}
 peer=${PEER126:-.peers/gst-1.26/run.sh}
 tmo=${TIMEOUT_S:-120}
 export GST_PLUGIN_PATH=${GST_PLUGIN_PATH:-$PWD/${ZC_BUILD:-build}/gst}
@@ -274,7 +278,11 @@ else
 fi
 if want a || want b; then
   for f in ball-1080p-20.h264 ball-1080p-620.h264; do
-    [ -s "$media/$f" ] || echo "no $media/$f: bench/make-h264.sh $media on the build machine"
+    if [ ! -s "$media/$f" ]; then
+      bash "$(dirname "${BASH_SOURCE[0]}")/make-h264.sh" "$media" >/dev/null 2>&1 ||
+        echo "no $media/$f, and bench/make-h264.sh could not make it here (no x264enc?): make it on a machine that has one"
+      break
+    fi
   done
 fi
 echo
