@@ -826,7 +826,7 @@ main (int argc, char **argv)
       gst_version_string (), o.runs, o.frames, o.cpu_runs);
 #if HAVE_CUDA
   /* the conversion kernels' plan: a __grid_constant__ parameter, or
-   * constant memory (older toolkits and architectures, or
+   * device memory (older toolkits and architectures, or
    * -Dcuda-grid-constant=disabled) */
   if (have_gpu) {
     const char *plan = zc::convert_cuda_plan_source ();

@@ -38,9 +38,12 @@ using detail::kTileThreadsY;
  * copy the whole plan into local memory (many times slower). So the code
  * built for an older architecture, or by an older toolkit, or with
  * -Dcuda-grid-constant=disabled (ZC_NO_GRID_CONSTANT), reads the plan from
- * one of kPlanSlots slots in constant memory instead, written on the
+ * one of kPlanSlots slots in device memory instead, written on the
  * launch's stream just before it and reused only after the event recorded
  * behind the launch that last read it (a GPU-side wait, no host wait).
+ * Device memory, not constant memory: the threads of a warp index the
+ * plan's tables at different places, which the constant cache serves one
+ * address at a time, while the read-only data cache serves them at once.
  * The host learns which of the two the loaded code does from the kernel's
  * PTX version. */
 #if !defined(ZC_NO_GRID_CONSTANT)                                              \
@@ -69,20 +72,21 @@ struct PlanSlot
   detail::TileGeom g;
 };
 constexpr int kPlanSlots = 8;
-__constant__ PlanSlot c_plan_slots[kPlanSlots];
+__device__ PlanSlot g_plan_slots[kPlanSlots];
 
 constexpr int kBlockX = 32;
 constexpr int kBlockY = 8;
 
 __global__ void
 __launch_bounds__(kBlockX *kBlockY)
-    convert_kernel(const ZC_GRID_CONSTANT detail::Plan plan_param, int slot)
+    convert_kernel(const ZC_GRID_CONSTANT detail::Plan plan_param,
+                   const PlanSlot *__restrict__ slot)
 {
 #if ZC_PLAN_IN_PARAM
   const detail::Plan &plan = plan_param;
   (void)slot;
 #else
-  const detail::Plan &plan = c_plan_slots[slot].plan;
+  const detail::Plan &plan = slot->plan;
 #endif
   const int bx = blockIdx.x * kBlockX + threadIdx.x;
   const int by = blockIdx.y * kBlockY + threadIdx.y;
@@ -119,15 +123,16 @@ template <bool Decode>
 __global__ void
 __launch_bounds__(kTileThreadsX *kTileThreadsY, 4)
 convert_tiled_kernel(const ZC_GRID_CONSTANT detail::Plan plan_param,
-                     const ZC_GRID_CONSTANT detail::TileGeom g_param, int slot)
+                     const ZC_GRID_CONSTANT detail::TileGeom g_param,
+                     const PlanSlot *__restrict__ slot)
 {
 #if ZC_PLAN_IN_PARAM
   const detail::Plan &plan = plan_param;
   const detail::TileGeom &g = g_param;
   (void)slot;
 #else
-  const detail::Plan &plan = c_plan_slots[slot].plan;
-  const detail::TileGeom &g = c_plan_slots[slot].g;
+  const detail::Plan &plan = slot->plan;
+  const detail::TileGeom &g = slot->g;
 #endif
   extern __shared__ __align__(16) uint8_t smem[];
   const int tid = threadIdx.y * kTileThreadsX + threadIdx.x;
@@ -208,6 +213,7 @@ struct DeviceState
   bool plan_in_param = true; /* the loaded kernels read their parameter */
   std::mutex lock;           /* the slots' order: wait, write, launch, record */
   unsigned next = 0;
+  PlanSlot *slots = nullptr; /* g_plan_slots on this device */
   cudaEvent_t slot_read[kPlanSlots] = {};
 };
 
@@ -233,6 +239,10 @@ init_device(DeviceState &d, int device)
     return err;
   d.plan_in_param = ZC_TOOLKIT_GRID_CONSTANT && attr.ptxVersion >= 70;
   if (!d.plan_in_param) {
+    err = cudaGetSymbolAddress(reinterpret_cast<void **>(&d.slots),
+                               g_plan_slots);
+    if (err != cudaSuccess)
+      return err;
     for (auto &ev : d.slot_read) {
       err = cudaEventCreateWithFlags(&ev, cudaEventDisableTiming);
       if (err != cudaSuccess)
@@ -242,7 +252,8 @@ init_device(DeviceState &d, int device)
   return cudaSuccess;
 }
 
-/* Launches `launch(slot)` with the plan where the loaded code reads it. */
+/* Launches `launch(slot)` with the plan where the loaded code reads it
+ * (slot: null when the plan is the parameter). */
 template <typename Launch>
 cudaError_t
 launch_with_plan(DeviceState &d, const detail::Plan &plan,
@@ -250,7 +261,7 @@ launch_with_plan(DeviceState &d, const detail::Plan &plan,
                  Launch launch)
 {
   if (d.plan_in_param)
-    return launch(0);
+    return launch(nullptr);
   std::lock_guard<std::mutex> guard(d.lock);
   const int slot = (int)(d.next++ % kPlanSlots);
   /* the last launch that read this slot, on whatever stream, is done
@@ -262,12 +273,11 @@ launch_with_plan(DeviceState &d, const detail::Plan &plan,
   staged.plan = plan;
   staged.g = g;
   /* from pageable memory: returns once the bytes are staged */
-  err = cudaMemcpyToSymbolAsync(c_plan_slots, &staged, sizeof(staged),
-                                (size_t)slot * sizeof(PlanSlot),
-                                cudaMemcpyHostToDevice, stream);
+  err = cudaMemcpyAsync(d.slots + slot, &staged, sizeof(staged),
+                        cudaMemcpyHostToDevice, stream);
   if (err != cudaSuccess)
     return err;
-  err = launch(slot);
+  err = launch(d.slots + slot);
   if (err != cudaSuccess)
     return err;
   return cudaEventRecord(d.slot_read[slot], stream);
@@ -297,7 +307,7 @@ convert_cuda_plan_source()
   DeviceState *d = nullptr;
   if (current_device(&d) != cudaSuccess)
     return nullptr;
-  return d->plan_in_param ? "parameter" : "constant";
+  return d->plan_in_param ? "parameter" : "device memory";
 }
 
 cudaError_t
@@ -344,7 +354,7 @@ convert_cuda(const FrameDesc &src, const FrameDesc &dst, const ConvertParams &p,
     }
     const dim3 block(kTileThreadsX, kTileThreadsY);
     const dim3 grid((unsigned)g.grid_x, (unsigned)g.grid_y);
-    return launch_with_plan(d, plan, g, stream, [&](int slot) {
+    return launch_with_plan(d, plan, g, stream, [&](const PlanSlot *slot) {
       kernel<<<grid, block, (size_t)g.smem, stream>>>(plan, g, slot);
       return cudaGetLastError();
     });
@@ -352,7 +362,7 @@ convert_cuda(const FrameDesc &src, const FrameDesc &dst, const ConvertParams &p,
   const dim3 block(kBlockX, kBlockY);
   const dim3 grid((unsigned)((plan.blocks_x + kBlockX - 1) / kBlockX),
                   (unsigned)((plan.blocks_y + kBlockY - 1) / kBlockY));
-  return launch_with_plan(d, plan, g, stream, [&](int slot) {
+  return launch_with_plan(d, plan, g, stream, [&](const PlanSlot *slot) {
     convert_kernel<<<grid, block, 0, stream>>>(plan, slot);
     return cudaGetLastError();
   });

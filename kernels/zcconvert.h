@@ -290,8 +290,8 @@ cudaError_t convert_cuda(const FrameDesc &src, const FrameDesc &dst,
 
 /* For tests and benchmarks: where the conversion kernels loaded for the
  * current device read their plan. "parameter": as a __grid_constant__
- * kernel parameter; "constant": from a slot of constant memory written on
- * the launch's stream (architectures below sm_70, toolkits before 11.7,
+ * kernel parameter; "device memory": from a slot of device memory written
+ * on the launch's stream (architectures below sm_70, toolkits before 11.7,
  * or -Dcuda-grid-constant=disabled). NULL when the device cannot say. */
 const char *convert_cuda_plan_source();
 #endif

@@ -1530,7 +1530,7 @@ gpu_case(zc::PixFmt in, zc::PixFmt out, int sw, int sh, int dw, int dh,
 
 /* Many conversions in flight at once on several streams, each with its own
  * plan, none waited for until all are queued: more launches than the
- * constant-memory path has plan slots, so a slot is written again while
+ * device-memory path has plan slots, so a slot is written again while
  * other streams still run. Each output must still be its own plan's.
  * ZC_EXPECT_PLAN_SOURCE (set by the build for -Dcuda-grid-constant=
  * disabled) names the path the kernels must take. */
