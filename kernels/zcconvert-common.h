@@ -1,11 +1,11 @@
 /* gst-zerocopy: the per-block step shared by the CPU and CUDA conversions.
  * SPDX-License-Identifier: LGPL-2.1-or-later
  *
- * Private to kernels/. zcconvert.cpp builds a Plan on the host (formats,
- * integer colour matrix, geometry); both backends then call convert_block()
- * for every output block, so they cannot drift apart. Integer arithmetic
- * only: the results do not depend on the compiler's floating-point
- * contraction.
+ * Private to kernels/. zcconvert-plan.cpp builds a Plan on the host
+ * (formats, integer colour matrix, geometry); both backends then call
+ * convert_block() for every output block, so they cannot drift apart.
+ * Integer arithmetic only: the results do not depend on the compiler's
+ * floating-point contraction.
  */
 #ifndef GST_ZC_KERNELS_CONVERT_COMMON_H
 #define GST_ZC_KERNELS_CONVERT_COMMON_H
@@ -58,6 +58,13 @@ fmt_info(PixFmt f)
 #undef ZC_FMT_INFO
   }
   return {kPackedRgb, 8, 4, 0, 0, kNot10, {0, 1, 2, 3}};
+}
+
+/* A PixFmt this library knows (a value of the enum). Host only. */
+inline bool
+fmt_valid(PixFmt f)
+{
+  return (int)f >= 0 && (int)f < kNumPixFmts;
 }
 
 ZC_HD inline bool
@@ -1415,13 +1422,14 @@ fill_tile_entry(const Plan &P, const TileGeom &g, const DecodedSrc &ds, int i)
   }
 }
 
-/* Chooses the tiling for a plan (host): false where it does not apply or
- * no tile fits in smem_limit bytes. */
+/* Chooses the tiling for a plan (host only, zcconvert-tiling.cpp): false
+ * where it does not apply or no tile fits in smem_limit bytes. */
 bool tile_geom(const Plan &P, int smem_limit, TileGeom *g);
 
 enum PlanStatus { kPlanOk, kPlanInvalid, kPlanNotSupported };
 
-/* Validates the request and fills the plan (host only, zcconvert.cpp). */
+/* Validates the request and fills the plan (host only,
+ * zcconvert-plan.cpp). */
 PlanStatus build_plan(const FrameDesc &src, const FrameDesc &dst,
                       const ConvertParams &p, Plan *plan);
 

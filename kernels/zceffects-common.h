@@ -6,10 +6,11 @@
  * saturation, hue, grayscale, gamma, invert) are defined, as the GStreamer
  * elements define them, on the code values of a frame: here those of the
  * destination, once the conversion has produced them, just before they are
- * stored. zceffects.cpp builds an EffectsPlan on the host; convert_block()
- * calls effects_pixel() on each destination pixel and effects_chroma() on
- * each destination chroma sample (once per sample of a subsampled frame,
- * as videobalance transforms each sample of the chroma planes once).
+ * stored. zceffects-plan.cpp builds an EffectsPlan on the host;
+ * convert_block() calls effects_pixel() on each destination pixel and
+ * effects_chroma() on each destination chroma sample (once per sample of a
+ * subsampled frame, as videobalance transforms each sample of the chroma
+ * planes once).
  * Integer arithmetic only at apply time, so the backends agree bit for bit.
  *
  * The stages, in this order (an element chain "videobalance ! gamma", then
@@ -105,8 +106,9 @@ struct EffectsPlan
   uint16_t y16[256];  /* deep luma: 257 F(k) */
 };
 
-/* Fills `E` for a destination of the given kind (host only, zceffects.cpp).
- * `p` must have passed the range checks of build_plan(). */
+/* Fills `E` for a destination of the given kind (host only,
+ * zceffects-plan.cpp). `p` must have passed the range checks of
+ * build_plan(). */
 void effects_build(const ConvertParams &p, bool dst_yuv, bool dst_deep,
                    bool dst_full_range, EffectsPlan *E);
 

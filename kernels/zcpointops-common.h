@@ -1,8 +1,8 @@
 /* gst-zerocopy: the per-byte step shared by the CPU and CUDA point passes.
  * SPDX-License-Identifier: LGPL-2.1-or-later
  *
- * Private to kernels/. Both zcpointops.cpp and zcpointops.cu go through these
- * helpers, so the two backends cannot drift apart.
+ * Private to kernels/. Both zcpointops-cpu.cpp and zcpointops.cu go through
+ * these helpers, so the two backends cannot drift apart.
  */
 #ifndef GST_ZC_KERNELS_POINTOPS_COMMON_H
 #define GST_ZC_KERNELS_POINTOPS_COMMON_H

@@ -2,10 +2,10 @@
  * effects.
  * SPDX-License-Identifier: LGPL-2.1-or-later
  *
- * Private to kernels/. zcspatial.cpp turns a request into a Plan (one Pass
- * per effect, one Layer per group of samples filtered alike, the integer
- * taps); both backends then call the functions below for every output
- * element, so their results cannot drift apart. Integer arithmetic only
+ * Private to kernels/. zcspatial-plan.cpp turns a request into a Plan (one
+ * Pass per effect, one Layer per group of samples filtered alike, the
+ * integer taps); both backends then call the functions below for every
+ * output element, so their results cannot drift apart. Integer arithmetic only
  * (the one double, in sp_isqrt(), only seeds an exact integer search).
  */
 #ifndef GST_ZC_KERNELS_SPATIAL_COMMON_H
@@ -94,8 +94,9 @@ struct SpPlan
   SpPass passes[3];
 };
 
-/* Validates the request and fills the plan (host only, zcspatial.cpp). An
- * inactive request yields n_passes == 0 (the caller copies). */
+/* Validates the request and fills the plan (host only,
+ * zcspatial-plan.cpp). An inactive request yields n_passes == 0 (the caller
+ * copies). */
 bool spatial_plan(const FrameDesc &src, const FrameDesc &dst,
                   const FrameDesc *scratch, const SpatialParams &p,
                   SpPlan *plan);
