@@ -468,10 +468,8 @@ gst_zc_base_transform_start (GstBaseTransform * trans)
   /* Wrappers of foreign frames: host memory registered with CUDA (mapped)
    * and nvcodec's device memory */
   if (stream) {
-    priv->wrap_mapped = gst_zc_context_get_allocator (ctx,
-        GST_ZC_MEMORY_TYPE_MAPPED);
-    priv->wrap_device = gst_zc_context_get_allocator (ctx,
-        GST_ZC_MEMORY_TYPE_DEVICE);
+    priv->wrap_mapped = gst_zc_allocator_new (ctx, GST_ZC_MEMORY_TYPE_MAPPED);
+    priv->wrap_device = gst_zc_allocator_new (ctx, GST_ZC_MEMORY_TYPE_DEVICE);
   }
   priv->warned_foreign_cuda = FALSE;
 
@@ -1057,7 +1055,7 @@ gst_zc_base_transform_propose_zc_pool (GstZcBaseTransform * self,
     return TRUE;
   }
 
-  GstAllocator *allocator = gst_zc_context_get_allocator (priv->context,
+  GstAllocator *allocator = gst_zc_allocator_new (priv->context,
       memory_type);
   if (allocator) {
     GstAllocationParams params;
