@@ -1218,13 +1218,14 @@ gst_zc_base_transform_copy_frame_gpu (GstZcBaseTransform * self,
     p.row_bytes = gst_zc_video_plane_row_bytes (info, i);
     p.rows = gst_zc_video_plane_rows (info, i);
   }
-  GstZcGpuResult r = gst_zc_gpu_copy_planes (dev, priv->stream, in_mem,
-      out_mem, planes, n);
+  GstZcGpuResult r;
+  gboolean copied = gst_zc_gpu_copy_planes (dev, priv->stream, in_mem,
+      out_mem, planes, n, &r);
   if (!in_mem)
     gst_video_frame_unmap (&in_frame);
-  if (!r.ok ()) {
-    GST_ELEMENT_ERROR (self, RESOURCE, FAILED, ("%s: %s", r.what,
-            r.name.c_str ()), ("%s", r.detail.c_str ()));
+  if (!copied) {
+    GST_ELEMENT_ERROR (self, RESOURCE, FAILED, ("%s: %s", r.what, r.name),
+        ("%s", r.detail));
     return FALSE;
   }
   return TRUE;
