@@ -57,8 +57,7 @@ main (int argc, char **argv)
     return 77;
   }
 
-  GstAllocator *alloc = gst_zc_context_get_allocator (ctx,
-      GST_ZC_MEMORY_TYPE_AUTO);
+  GstAllocator *alloc = gst_zc_allocator_new (ctx, GST_ZC_MEMORY_TYPE_AUTO);
   GstMemory *mem = gst_allocator_alloc (alloc, n, NULL);
   auto *zmem = (GstZcMemory *) mem;
   g_print ("device: %s, memory: %s, %" G_GSIZE_FORMAT " bytes\n",

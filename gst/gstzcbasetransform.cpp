@@ -468,10 +468,8 @@ gst_zc_base_transform_start (GstBaseTransform * trans)
   /* Wrappers of foreign frames: host memory registered with CUDA (mapped)
    * and nvcodec's device memory */
   if (stream) {
-    priv->wrap_mapped = gst_zc_context_get_allocator (ctx,
-        GST_ZC_MEMORY_TYPE_MAPPED);
-    priv->wrap_device = gst_zc_context_get_allocator (ctx,
-        GST_ZC_MEMORY_TYPE_DEVICE);
+    priv->wrap_mapped = gst_zc_allocator_new (ctx, GST_ZC_MEMORY_TYPE_MAPPED);
+    priv->wrap_device = gst_zc_allocator_new (ctx, GST_ZC_MEMORY_TYPE_DEVICE);
   }
   priv->warned_foreign_cuda = FALSE;
 
@@ -1057,7 +1055,7 @@ gst_zc_base_transform_propose_zc_pool (GstZcBaseTransform * self,
     return TRUE;
   }
 
-  GstAllocator *allocator = gst_zc_context_get_allocator (priv->context,
+  GstAllocator *allocator = gst_zc_allocator_new (priv->context,
       memory_type);
   if (allocator) {
     GstAllocationParams params;
@@ -1220,13 +1218,14 @@ gst_zc_base_transform_copy_frame_gpu (GstZcBaseTransform * self,
     p.row_bytes = gst_zc_video_plane_row_bytes (info, i);
     p.rows = gst_zc_video_plane_rows (info, i);
   }
-  GstZcGpuResult r = gst_zc_gpu_copy_planes (dev, priv->stream, in_mem,
-      out_mem, planes, n);
+  GstZcGpuResult r;
+  gboolean copied = gst_zc_gpu_copy_planes (dev, priv->stream, in_mem,
+      out_mem, planes, n, &r);
   if (!in_mem)
     gst_video_frame_unmap (&in_frame);
-  if (!r.ok ()) {
-    GST_ELEMENT_ERROR (self, RESOURCE, FAILED, ("%s: %s", r.what,
-            r.name.c_str ()), ("%s", r.detail.c_str ()));
+  if (!copied) {
+    GST_ELEMENT_ERROR (self, RESOURCE, FAILED, ("%s: %s", r.what, r.name),
+        ("%s", r.detail));
     return FALSE;
   }
   return TRUE;

@@ -216,14 +216,21 @@ pack_params (const GstStructure * s, ZcParams * out, std::string * error)
 
 /* ---- building ---------------------------------------------------------------- */
 
-/* The spec of @s: the file read, or the source; FALSE with an error posted
- * (as a warning when @warn: a change while playing) */
+/* What a GstZcKernelSpec points to beside the settings */
+struct SpecText
+{
+  std::string text;
+  std::string include_dir;
+};
+
+/* The spec of @s: the file read (into @st), or the source; FALSE with an
+ * error posted (as a warning when @warn: a change while playing) */
 static gboolean
 make_spec (GstZcKernel * self, const KernelSettings & s, GstZcKernelSpec * spec,
-    gboolean warn)
+    SpecText * st, gboolean warn)
 {
-  spec->entry = s.entry.empty ()? DEFAULT_ENTRY : s.entry;
-  spec->options = s.options;
+  spec->entry = s.entry.empty ()? DEFAULT_ENTRY : s.entry.c_str ();
+  spec->options = s.options.c_str ();
   if (!s.location.empty ()) {
     gchar *data = NULL;
     gsize len = 0;
@@ -240,19 +247,23 @@ make_spec (GstZcKernel * self, const KernelSettings & s, GstZcKernelSpec * spec,
       g_clear_error (&err);
       return FALSE;
     }
-    spec->text.assign (data, len);
+    st->text.assign (data, len);
     g_free (data);
+    spec->text = st->text.c_str ();
+    spec->text_size = st->text.size ();
     spec->kind = gst_zc_kernel_kind_for_path (s.location.c_str ());
-    spec->name = s.location;
+    spec->name = s.location.c_str ();
     gchar *dir = g_path_get_dirname (s.location.c_str ());
-    spec->include_dir = dir;
+    st->include_dir = dir;
     g_free (dir);
+    spec->include_dir = st->include_dir.c_str ();
     return TRUE;
   }
   if (!s.source.empty ()) {
     spec->kind = GST_ZC_KERNEL_SOURCE;
     spec->name = "source";
-    spec->text = s.source;
+    spec->text = s.source.c_str ();
+    spec->text_size = s.source.size ();
     return TRUE;
   }
   if (warn)
@@ -272,16 +283,16 @@ static void
 post_build_failure (GstZcKernel * self, const GstZcKernelBuild & b,
     gboolean warn)
 {
-  std::string text = b.message;
-  if (!b.log.empty ())
-    text += ":\n" + b.log;
+  std::string text = b.message ? b.message : "";
+  if (b.log)
+    text += std::string (":\n") + b.log;
   if (warn)
     text += "\nThe running kernel stays.";
   GQuark domain = b.compile_error ? GST_LIBRARY_ERROR : GST_RESOURCE_ERROR;
   gint code = b.compile_error ? (gint) GST_LIBRARY_ERROR_FAILED :
       (gint) GST_RESOURCE_ERROR_FAILED;
   gchar *msg = g_strdup (text.c_str ());
-  gchar *dbg = g_strdup (b.detail.c_str ());
+  gchar *dbg = g_strdup (b.detail);
   gst_element_message_full (GST_ELEMENT (self), warn ? GST_MESSAGE_WARNING :
       GST_MESSAGE_ERROR, domain, code, msg, dbg, __FILE__, GST_FUNCTION,
       __LINE__);
@@ -293,15 +304,17 @@ static gboolean
 build (GstZcKernel * self, const KernelSettings & s, gint device,
     gboolean warn, GstZcUserKernel ** kernel)
 {
-  GstZcKernelSpec spec;
-  if (!make_spec (self, s, &spec, warn))
+  GstZcKernelSpec spec = { };
+  SpecText st;
+  if (!make_spec (self, s, &spec, &st, warn))
     return FALSE;
-  GstZcKernelBuild b = gst_zc_user_kernel_build (device, spec);
-  if (!b.log.empty ())
-    GST_INFO_OBJECT (self, "NVRTC's log for %s:\n%s", spec.name.c_str (),
-        b.log.c_str ());
+  GstZcKernelBuild b;
+  gst_zc_user_kernel_build (device, &spec, &b);
+  if (b.log)
+    GST_INFO_OBJECT (self, "NVRTC's log for %s:\n%s", spec.name, b.log);
   if (!b.kernel) {
     post_build_failure (self, b, warn);
+    gst_zc_kernel_build_clear (&b);
     return FALSE;
   }
   {
@@ -313,9 +326,10 @@ build (GstZcKernel * self, const KernelSettings & s, gint device,
       priv->nvrtc_compiles++;
   }
   GST_INFO_OBJECT (self, "kernel '%s' of %s: %s, %s, %.2f ms",
-      spec.entry.c_str (), spec.name.c_str (),
-      gst_zc_kernel_origin_name (b.origin), b.target.c_str (), b.ms);
+      spec.entry, spec.name, gst_zc_kernel_origin_name (b.origin), b.target,
+      b.ms);
   *kernel = b.kernel;
+  gst_zc_kernel_build_clear (&b);
   return TRUE;
 }
 
@@ -748,7 +762,7 @@ gst_zc_kernel_transform (GstBaseTransform * trans, GstBuffer * inbuf,
     in_mem = out_mem;
   }
 
-  GstZcKernelLaunch l;
+  GstZcKernelLaunch l = { };
   frame_view (src, gst_zc_base_transform_get_in_info (base),
       (guint8 *) gst_zc_memory_get_device_pointer (in_mem), &l.in);
   frame_view (outbuf, gst_zc_base_transform_get_out_info (base),
@@ -764,20 +778,20 @@ gst_zc_kernel_transform (GstBaseTransform * trans, GstBuffer * inbuf,
   l.block_w = bw;
   l.block_h = bh;
 
-  bool sticky = false;
-  GstZcGpuResult r = gst_zc_user_kernel_launch (priv->kernel, l,
-      gst_zc_base_transform_get_stream (base), &sticky);
-  if (!r.ok ()) {
+  gboolean sticky = FALSE;
+  GstZcGpuResult r;
+  if (!gst_zc_user_kernel_launch (priv->kernel, &l,
+          gst_zc_base_transform_get_stream (base), &sticky, &r)) {
     if (sticky) {
       priv->lost = true;
       GST_ELEMENT_ERROR (self, RESOURCE, FAILED,
-          ("The CUDA kernel faulted on the GPU (%s)", r.name.c_str ()),
+          ("The CUDA kernel faulted on the GPU (%s)", r.name),
           ("%s. Noticed at frame %" G_GUINT64_FORMAT " (%s); the fault is in "
               "this or an earlier frame: compute-sanitizer finds where.",
-              r.detail.c_str (), priv->frame_number, r.what));
+              r.detail, priv->frame_number, r.what));
     } else {
-      GST_ELEMENT_ERROR (self, RESOURCE, FAILED, ("%s: %s", r.what,
-              r.name.c_str ()), ("%s", r.detail.c_str ()));
+      GST_ELEMENT_ERROR (self, RESOURCE, FAILED, ("%s: %s", r.what, r.name),
+          ("%s", r.detail));
     }
     return GST_FLOW_ERROR;
   }

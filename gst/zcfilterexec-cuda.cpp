@@ -16,21 +16,22 @@
 
 namespace zcfilter {
 
-/* @buf's single GPU memory and its planes at device addresses */
+/* @buf's single GPU memory, its planes at device addresses in @desc */
 static GstZcGpuFrame
 gpu_frame (GstBuffer * buf, const GstVideoInfo * info,
-    const zc::FrameDesc & like)
+    const zc::FrameDesc & like, zc::FrameDesc * desc)
 {
   GstZcGpuFrame f;
   f.mem = (GstZcMemory *) gst_buffer_peek_memory (buf, 0);
   auto *base = (uint8_t *) gst_zc_memory_get_device_pointer (f.mem);
-  f.desc = like;
+  *desc = like;
   for (guint p = 0; p < GST_VIDEO_INFO_N_PLANES (info) && p < 3; p++) {
     gsize off, stride;
     gst_zc_video_plane_layout (buf, info, p, &off, &stride);
-    f.desc.planes[p] = base + off;
-    f.desc.strides[p] = stride;
+    desc->planes[p] = base + off;
+    desc->strides[p] = stride;
   }
+  f.desc = desc;
   return f;
 }
 
@@ -73,9 +74,8 @@ CudaExecutor::run (const FramePlanner & planner, const FramePlan & plan,
             "backend"), ("%d steps", chain.n));
     return GST_FLOW_ERROR;
   }
-  GstZcGpuPassRequest req;
+  GstZcGpuPassRequest req = { };
   if (plan.pass == Pass::LUT) {
-    req.lut = true;
     req.luts = planner.luts ();
     req.n_lut_planes = MIN (planner.n_lut_planes (), 3u);
     for (guint p = 0; p < req.n_lut_planes; p++) {
@@ -84,18 +84,19 @@ CudaExecutor::run (const FramePlanner & planner, const FramePlan & plan,
       req.lut_rows[p] = gst_zc_video_plane_rows (planner.in_info (), p);
     }
   } else {
-    req.convert = plan.convert;
-    req.cp = plan.cp;
-    req.spatial = plan.spatial;
-    req.sp = plan.sp;
+    req.convert = plan.convert ? &plan.cp : NULL;
+    req.spatial = plan.spatial ? &plan.sp : NULL;
     req.moves_pixels = plan.moves_pixels;
   }
 
-  GstZcGpuFrame in = gpu_frame (inbuf, planner.in_info (), planner.in_desc ());
+  zc::FrameDesc in_desc, out_desc;
+  GstZcGpuFrame in = gpu_frame (inbuf, planner.in_info (), planner.in_desc (),
+      &in_desc);
   GstZcGpuFrame out = gpu_frame (outbuf, planner.out_info (),
-      planner.out_desc ());
-  GstZcGpuResult r = gst_zc_gpu_passes_run (passes_, req, in, out,
-      inbuf == outbuf, gst_zc_base_transform_get_stream (element_));
+      planner.out_desc (), &out_desc);
+  GstZcGpuResult r;
+  gst_zc_gpu_passes_run (passes_, &req, &in, &out, inbuf == outbuf,
+      gst_zc_base_transform_get_stream (element_), &r);
   if (r.staged)
     gst_zc_base_transform_count_staged (element_, r.staged);
   switch (r.status) {
@@ -104,10 +105,10 @@ CudaExecutor::run (const FramePlanner & planner, const FramePlan & plan,
     case GST_ZC_GPU_INVALID_REQUEST:
     case GST_ZC_GPU_NOT_SUPPORTED:
       return post_pass_error (element_, r.what,
-          r.status == GST_ZC_GPU_NOT_SUPPORTED, r.detail.c_str ());
+          r.status == GST_ZC_GPU_NOT_SUPPORTED, r.detail);
     default:
       GST_ELEMENT_ERROR (element_, RESOURCE, FAILED, ("%s: %s", r.what,
-              r.name.c_str ()), ("%s", r.detail.c_str ()));
+              r.name), ("%s", r.detail));
       return GST_FLOW_ERROR;
   }
 }

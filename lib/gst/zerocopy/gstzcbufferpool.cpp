@@ -118,8 +118,7 @@ gst_zc_buffer_pool_new (GstZcContext * context, GstZcMemoryType memory_type)
 {
   g_return_val_if_fail (GST_IS_ZC_CONTEXT (context), NULL);
 
-  GstAllocator *allocator = gst_zc_context_get_allocator (context,
-      memory_type);
+  GstAllocator *allocator = gst_zc_allocator_new (context, memory_type);
   if (!allocator)
     return NULL;
 

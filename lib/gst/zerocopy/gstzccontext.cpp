@@ -7,17 +7,15 @@
  * @short_description: the CUDA device the zero-copy elements work on
  *
  * A #GstZcContext names one CUDA device, or the CPU backend when there is
- * none, and caches one allocator per memory type. Elements of one pipeline
- * that ask for the same device share one context through GStreamer's context
- * protocol (context query, `need-context`, `have-context`) under the type
- * #GST_ZC_CONTEXT_TYPE; each element keeps its own CUDA stream.
+ * none, with the attributes that decide which memory pays on it. It knows no
+ * allocator: gst_zc_allocator_new() makes one for a context. Elements share
+ * one context per device through the helpers of gstzcutils.h.
  */
 #ifdef HAVE_CONFIG_H
 #include "config.h"
 #endif
 
 #include "gstzccontext.h"
-#include "gstzcmemory.h"
 #include "gstzccuda-private.h"
 
 GST_DEBUG_CATEGORY_STATIC (gst_zc_context_debug);
@@ -41,22 +39,6 @@ struct _GstZcContext
 G_DEFINE_TYPE_WITH_CODE (GstZcContext, gst_zc_context, GST_TYPE_OBJECT,
     GST_DEBUG_CATEGORY_INIT (gst_zc_context_debug, "zccontext", 0,
         "zero-copy CUDA context"));
-
-#if GST_ZC_HAVE_CUDA
-gboolean
-gst_zc_cuda_result (cudaError_t err, GstDebugCategory * cat,
-    const gchar * file, const gchar * function, gint line, const gchar * what)
-{
-  if (err == cudaSuccess)
-    return TRUE;
-#ifndef GST_DISABLE_GST_DEBUG
-  gst_debug_log (cat, GST_LEVEL_WARNING, file, function, line, NULL,
-      "CUDA call failed: %s: %s (%s)", what, cudaGetErrorName (err),
-      cudaGetErrorString (err));
-#endif
-  return FALSE;
-}
-#endif
 
 static void
 gst_zc_context_finalize (GObject * object)
@@ -247,6 +229,20 @@ gst_zc_context_has_concurrent_managed_access (GstZcContext * context)
 }
 
 /**
+ * gst_zc_context_can_map_host_memory:
+ * @context: a #GstZcContext
+ *
+ * Returns: whether the device can address pinned host memory
+ *   (%GST_ZC_MEMORY_TYPE_MAPPED); %FALSE for the CPU backend
+ */
+gboolean
+gst_zc_context_can_map_host_memory (GstZcContext * context)
+{
+  g_return_val_if_fail (GST_IS_ZC_CONTEXT (context), FALSE);
+  return context->can_map_host;
+}
+
+/**
  * gst_zc_context_resolve_memory_type:
  * @context: a #GstZcContext
  * @requested: the memory type asked for
@@ -275,30 +271,6 @@ gst_zc_context_resolve_memory_type (GstZcContext * context,
   if (context->cc_major > 7 || (context->cc_major == 7 && context->cc_minor >= 2))
     return GST_ZC_MEMORY_TYPE_MAPPED;
   return GST_ZC_MEMORY_TYPE_MANAGED;
-}
-
-/**
- * gst_zc_context_get_allocator:
- * @context: a #GstZcContext
- * @memory_type: the memory type, %GST_ZC_MEMORY_TYPE_AUTO resolved first
- *
- * Returns: (transfer full) (nullable): a new allocator of that type on the
- *   context's device, or %NULL when the type needs a GPU that @context lacks
- */
-GstAllocator *
-gst_zc_context_get_allocator (GstZcContext * context,
-    GstZcMemoryType memory_type)
-{
-  g_return_val_if_fail (GST_IS_ZC_CONTEXT (context), NULL);
-
-  memory_type = gst_zc_context_resolve_memory_type (context, memory_type);
-  if (memory_type != GST_ZC_MEMORY_TYPE_SYSTEM && !context->has_gpu)
-    return NULL;
-  if (memory_type == GST_ZC_MEMORY_TYPE_MAPPED && !context->can_map_host)
-    return NULL;
-  /* Not cached here: an allocator holds its context, so a cache would be a
-   * reference cycle. Allocators are cheap; memory is what the pools keep. */
-  return gst_zc_allocator_new (context, memory_type);
 }
 
 /**
@@ -373,205 +345,4 @@ gst_zc_context_sync_stream (GstZcContext * context, gpointer stream)
   (void) stream;
   return TRUE;
 #endif
-}
-
-/**
- * gst_context_new_zc_context:
- * @context: a #GstZcContext
- *
- * Returns: (transfer full): a persistent #GstContext carrying @context
- */
-GstContext *
-gst_context_new_zc_context (GstZcContext * context)
-{
-  GstContext *ctx = gst_context_new (GST_ZC_CONTEXT_TYPE, TRUE);
-  GstStructure *s = gst_context_writable_structure (ctx);
-  gst_structure_set (s, "context", GST_TYPE_ZC_CONTEXT, context,
-      "device-id", G_TYPE_INT, context->device_id, NULL);
-  return ctx;
-}
-
-/**
- * gst_context_get_zc_context:
- * @context: a #GstContext
- * @zc_context: (out) (transfer full): the #GstZcContext it carries
- *
- * Returns: whether @context is a zero-copy context with a #GstZcContext
- */
-gboolean
-gst_context_get_zc_context (GstContext * context, GstZcContext ** zc_context)
-{
-  g_return_val_if_fail (GST_IS_CONTEXT (context), FALSE);
-  if (g_strcmp0 (gst_context_get_context_type (context),
-          GST_ZC_CONTEXT_TYPE) != 0)
-    return FALSE;
-  const GstStructure *s = gst_context_get_structure (context);
-  return gst_structure_get (s, "context", GST_TYPE_ZC_CONTEXT, zc_context,
-      NULL);
-}
-
-/**
- * gst_zc_handle_set_context:
- * @element: the element being given @context
- * @context: (nullable): a #GstContext of any type
- * @device_id: the device the element was asked for, -1 for any
- * @zc_context: (inout) (transfer full): the element's context
- *
- * For an element's set_context(): takes a zero-copy context when it is for a
- * device the element accepts and the element has none yet.
- *
- * Returns: whether @zc_context was set from @context
- */
-gboolean
-gst_zc_handle_set_context (GstElement * element, GstContext * context,
-    gint device_id, GstZcContext ** zc_context)
-{
-  GstZcContext *other = NULL;
-
-  g_return_val_if_fail (zc_context != NULL, FALSE);
-  if (!context || *zc_context)
-    return FALSE;
-  if (!gst_context_get_zc_context (context, &other))
-    return FALSE;
-  /* A CPU-backend context only exists where no GPU does, so whatever
-   * device was asked for, it is the one every element would open. */
-  if (device_id >= 0 && other->has_gpu && other->device_id != device_id) {
-    GST_DEBUG_OBJECT (element, "ignoring shared context of device %d: "
-        "this element is set to device %d", other->device_id, device_id);
-    gst_object_unref (other);
-    return FALSE;
-  }
-  GST_DEBUG_OBJECT (element, "taking shared context of device %d (%s)",
-      other->device_id, other->device_name);
-  *zc_context = other;
-  return TRUE;
-}
-
-/**
- * gst_zc_handle_context_query:
- * @element: the element answering
- * @query: a #GstQuery
- * @zc_context: (nullable): the element's context
- *
- * Answers a CONTEXT query of type #GST_ZC_CONTEXT_TYPE with @zc_context.
- *
- * Returns: whether @query was answered
- */
-gboolean
-gst_zc_handle_context_query (GstElement * element, GstQuery * query,
-    GstZcContext * zc_context)
-{
-  const gchar *type;
-  GstContext *old = NULL, *ctx;
-
-  if (GST_QUERY_TYPE (query) != GST_QUERY_CONTEXT || !zc_context)
-    return FALSE;
-  if (!gst_query_parse_context_type (query, &type) ||
-      g_strcmp0 (type, GST_ZC_CONTEXT_TYPE) != 0)
-    return FALSE;
-
-  gst_query_parse_context (query, &old);
-  if (old) {
-    ctx = gst_context_copy (old);
-    gst_structure_set (gst_context_writable_structure (ctx), "context",
-        GST_TYPE_ZC_CONTEXT, zc_context, "device-id", G_TYPE_INT,
-        zc_context->device_id, NULL);
-  } else {
-    ctx = gst_context_new_zc_context (zc_context);
-  }
-  gst_query_set_context (query, ctx);
-  gst_context_unref (ctx);
-  GST_DEBUG_OBJECT (element, "answered context query with device %d",
-      zc_context->device_id);
-  return TRUE;
-}
-
-struct PeerQuery
-{
-  GstQuery *query;
-  gboolean answered;
-};
-
-static gboolean
-query_pad_peer (GstElement *, GstPad * pad, gpointer user_data)
-{
-  auto *pq = static_cast < PeerQuery * >(user_data);
-  if (gst_pad_peer_query (pad, pq->query)) {
-    pq->answered = TRUE;
-    return FALSE;               /* stop iterating */
-  }
-  return TRUE;
-}
-
-/* Asks neighbours through @element's pads, downstream first. */
-static void
-query_neighbours (GstElement * element, gint device_id,
-    GstZcContext ** zc_context)
-{
-  for (int upstream = 0; upstream < 2 && !*zc_context; upstream++) {
-    PeerQuery pq = { gst_query_new_context (GST_ZC_CONTEXT_TYPE), FALSE };
-    if (upstream)
-      gst_element_foreach_sink_pad (element, query_pad_peer, &pq);
-    else
-      gst_element_foreach_src_pad (element, query_pad_peer, &pq);
-    if (pq.answered) {
-      GstContext *ctx = NULL;
-      gst_query_parse_context (pq.query, &ctx);
-      if (ctx && gst_zc_handle_set_context (element, ctx, device_id,
-              zc_context))
-        gst_element_set_context (element, ctx);
-    }
-    gst_query_unref (pq.query);
-  }
-}
-
-/**
- * gst_zc_ensure_element_context:
- * @element: the element that needs a context
- * @device_id: the device it was asked for, -1 for any
- * @zc_context: (inout) (transfer full): the element's context
- * @error: (out) (optional): why no context could be made
- *
- * Finds a context to share, in this order: neighbours through a CONTEXT
- * query (downstream, then upstream), then the application or the bin through
- * a `need-context` message; failing those, opens the device and announces
- * the new context with `have-context`. The element's set_context() must call
- * gst_zc_handle_set_context(), which fills @zc_context during the message.
- *
- * Returns: whether @zc_context is set
- */
-gboolean
-gst_zc_ensure_element_context (GstElement * element, gint device_id,
-    GstZcContext ** zc_context, GError ** error)
-{
-  g_return_val_if_fail (GST_IS_ELEMENT (element), FALSE);
-  g_return_val_if_fail (zc_context != NULL, FALSE);
-
-  if (*zc_context)
-    return TRUE;
-
-  query_neighbours (element, device_id, zc_context);
-  if (*zc_context)
-    return TRUE;
-
-  /* The bin answers from contexts it has seen, or the application does, by
-   * calling gst_element_set_context() from within the post. */
-  gst_element_post_message (element,
-      gst_message_new_need_context (GST_OBJECT_CAST (element),
-          GST_ZC_CONTEXT_TYPE));
-  if (*zc_context)
-    return TRUE;
-
-  GstZcContext *created = gst_zc_context_new (device_id, error);
-  if (!created)
-    return FALSE;
-
-  GstContext *ctx = gst_context_new_zc_context (created);
-  *zc_context = created;
-  GST_INFO_OBJECT (element, "created context for %s (device %d)",
-      created->device_name, created->device_id);
-  gst_element_set_context (element, ctx);
-  gst_element_post_message (element,
-      gst_message_new_have_context (GST_OBJECT_CAST (element), ctx));
-  return TRUE;
 }

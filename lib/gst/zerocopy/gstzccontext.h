@@ -41,12 +41,11 @@ GST_ZC_API
 gboolean gst_zc_context_has_concurrent_managed_access (GstZcContext * context);
 
 GST_ZC_API
-GstZcMemoryType gst_zc_context_resolve_memory_type (GstZcContext * context,
-    GstZcMemoryType requested);
+gboolean gst_zc_context_can_map_host_memory (GstZcContext * context);
 
 GST_ZC_API
-GstAllocator * gst_zc_context_get_allocator (GstZcContext * context,
-    GstZcMemoryType memory_type);
+GstZcMemoryType gst_zc_context_resolve_memory_type (GstZcContext * context,
+    GstZcMemoryType requested);
 
 GST_ZC_API
 gpointer gst_zc_context_new_stream (GstZcContext * context);
@@ -56,25 +55,5 @@ void gst_zc_context_free_stream (GstZcContext * context, gpointer stream);
 
 GST_ZC_API
 gboolean gst_zc_context_sync_stream (GstZcContext * context, gpointer stream);
-
-/* GstContext sharing, in the manner of GStreamer's other device contexts */
-GST_ZC_API
-GstContext * gst_context_new_zc_context (GstZcContext * context);
-
-GST_ZC_API
-gboolean gst_context_get_zc_context (GstContext * context,
-    GstZcContext ** zc_context);
-
-GST_ZC_API
-gboolean gst_zc_ensure_element_context (GstElement * element, gint device_id,
-    GstZcContext ** zc_context, GError ** error);
-
-GST_ZC_API
-gboolean gst_zc_handle_set_context (GstElement * element, GstContext * context,
-    gint device_id, GstZcContext ** zc_context);
-
-GST_ZC_API
-gboolean gst_zc_handle_context_query (GstElement * element, GstQuery * query,
-    GstZcContext * zc_context);
 
 G_END_DECLS

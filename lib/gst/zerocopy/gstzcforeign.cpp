@@ -34,6 +34,7 @@
 
 #include "gstzcforeign.h"
 #include "gstzcmemory.h"
+#include "gstzcutils.h"
 #include "gstzccuda-private.h"
 
 #include <gst/video/video.h>
@@ -44,10 +45,8 @@
 
 #if GST_ZC_HAVE_GST_CUDA
 #include <gst/cuda/gstcudacontext.h>
-#include <gst/cuda/gstcudaloader.h>
 #include <gst/cuda/gstcudamemory.h>
 #include <gst/cuda/gstcudabufferpool.h>
-#include <gst/cuda/gstcudautils.h>
 #endif
 
 GST_DEBUG_CATEGORY_STATIC (gst_zc_foreign_debug);
@@ -412,74 +411,6 @@ gst_zc_have_cuda_memory_interop (void)
   return GST_ZC_HAVE_GST_CUDA ? TRUE : FALSE;
 }
 
-#if GST_ZC_HAVE_GST_CUDA
-static GQuark
-cuda_context_quark (void)
-{
-  static GQuark q = g_quark_from_static_string ("gst-zc-cuda-context");
-  return q;
-}
-
-static std::mutex cuda_context_lock;
-#endif
-
-/**
- * gst_zc_context_get_cuda_context:
- * @context: a #GstZcContext
- *
- * The GstCudaContext of @context's device that gst-zerocopy shares with
- * GStreamer's CUDA elements: it wraps the device's primary context, the one
- * the CUDA runtime (and so every kernel and allocation of this library)
- * uses, so memory of either side is addressable by the other. Made at the
- * first call, kept with @context.
- *
- * Returns: (transfer none) (nullable): a GstCudaContext, %NULL without a
- *   GPU or without gstreamer-cuda-1.0
- */
-gpointer
-gst_zc_context_get_cuda_context (GstZcContext * context)
-{
-  g_return_val_if_fail (GST_IS_ZC_CONTEXT (context), NULL);
-  init_debug ();
-#if GST_ZC_HAVE_GST_CUDA
-  if (!gst_zc_context_has_gpu (context))
-    return NULL;
-  std::lock_guard < std::mutex > lk (cuda_context_lock);
-  gpointer have = g_object_get_qdata (G_OBJECT (context), cuda_context_quark ());
-  if (have)
-    return have;
-  if (!gst_cuda_load_library ()) {
-    GST_WARNING ("GStreamer's CUDA library could not load the CUDA driver");
-    return NULL;
-  }
-  gint dev = gst_zc_context_get_device_id (context);
-  gst_zc::DeviceScope scope (dev);
-  /* The runtime makes the primary context current on this thread: take its
-   * handle off the driver's stack and put it back */
-  if (!scope.ok () || !GST_ZC_CUDA_OK (cudaFree (nullptr)))
-    return NULL;
-  CUcontext primary = nullptr;
-  CUdevice cudev = 0;
-  if (CuCtxPopCurrent (&primary) != CUDA_SUCCESS || !primary) {
-    GST_WARNING ("no current CUDA context after the runtime's initialisation");
-    return NULL;
-  }
-  CuCtxPushCurrent (primary);
-  if (CuDeviceGet (&cudev, dev) != CUDA_SUCCESS)
-    return NULL;
-  GstCudaContext *cuda = gst_cuda_context_new_wrapped (primary, cudev);
-  if (!cuda)
-    return NULL;
-  GST_INFO ("GstCudaContext %" GST_PTR_FORMAT " wraps the primary context "
-      "%p of device %d", cuda, primary, dev);
-  g_object_set_qdata_full (G_OBJECT (context), cuda_context_quark (), cuda,
-      (GDestroyNotify) gst_object_unref);
-  return cuda;
-#else
-  return NULL;
-#endif
-}
-
 /**
  * gst_zc_buffer_is_cuda_memory:
  * @buffer: a #GstBuffer
@@ -583,66 +514,5 @@ gst_zc_cuda_buffer_pool_new (GstZcContext * context)
   return cuda ? gst_cuda_buffer_pool_new (cuda) : NULL;
 #else
   return NULL;
-#endif
-}
-
-/**
- * gst_zc_handle_cuda_context_query:
- * @element: the element answering
- * @query: a CONTEXT query
- * @context: (nullable): the element's #GstZcContext
- *
- * Answers a CONTEXT query of type #GST_ZC_CUDA_CONTEXT_TYPE (asked by
- * GStreamer's CUDA elements) with the GstCudaContext of @context, so that
- * both sides use one CUDA context per GPU.
- *
- * Returns: whether @query was answered
- */
-gboolean
-gst_zc_handle_cuda_context_query (GstElement * element, GstQuery * query,
-    GstZcContext * context)
-{
-#if GST_ZC_HAVE_GST_CUDA
-  const gchar *type;
-  if (!context || GST_QUERY_TYPE (query) != GST_QUERY_CONTEXT ||
-      !gst_query_parse_context_type (query, &type) ||
-      g_strcmp0 (type, GST_ZC_CUDA_CONTEXT_TYPE) != 0)
-    return FALSE;
-  auto *cuda = (GstCudaContext *) gst_zc_context_get_cuda_context (context);
-  return cuda && gst_cuda_handle_context_query (element, query, cuda);
-#else
-  (void) element;
-  (void) query;
-  (void) context;
-  return FALSE;
-#endif
-}
-
-/**
- * gst_zc_cuda_context_get_device_id:
- * @context: a #GstContext
- *
- * Returns: the CUDA device of a #GST_ZC_CUDA_CONTEXT_TYPE context (its
- *   GstCudaContext's `cuda-device-id`), or -1 for any other context
- */
-gint
-gst_zc_cuda_context_get_device_id (GstContext * context)
-{
-#if GST_ZC_HAVE_GST_CUDA
-  if (!context || g_strcmp0 (gst_context_get_context_type (context),
-          GST_ZC_CUDA_CONTEXT_TYPE) != 0)
-    return -1;
-  const GstStructure *s = gst_context_get_structure (context);
-  GstCudaContext *cuda = NULL;
-  if (!gst_structure_get (s, "gst.cuda.context", GST_TYPE_CUDA_CONTEXT,
-          &cuda, NULL) || !cuda)
-    return -1;
-  guint dev = 0;
-  g_object_get (cuda, "cuda-device-id", &dev, NULL);
-  gst_object_unref (cuda);
-  return (gint) dev;
-#else
-  (void) context;
-  return -1;
 #endif
 }

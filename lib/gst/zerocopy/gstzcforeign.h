@@ -16,14 +16,6 @@ G_BEGIN_DECLS
  */
 #define GST_CAPS_FEATURE_MEMORY_CUDA_MEMORY_NVCODEC "memory:CUDAMemory"
 
-/**
- * GST_ZC_CUDA_CONTEXT_TYPE:
- *
- * The #GstContext type under which GStreamer's CUDA elements share their
- * GstCudaContext.
- */
-#define GST_ZC_CUDA_CONTEXT_TYPE "gst.cuda.context"
-
 /* Foreign host memory, registered with CUDA and used in place */
 GST_ZC_API
 GstBuffer * gst_zc_buffer_adopt_host (GstAllocator * mapped_allocator,
@@ -38,9 +30,6 @@ GST_ZC_API
 gboolean gst_zc_have_cuda_memory_interop (void);
 
 GST_ZC_API
-gpointer gst_zc_context_get_cuda_context (GstZcContext * context);
-
-GST_ZC_API
 gboolean gst_zc_buffer_is_cuda_memory (GstBuffer * buffer);
 
 GST_ZC_API
@@ -49,12 +38,5 @@ GstBuffer * gst_zc_buffer_import_cuda (GstAllocator * device_allocator,
 
 GST_ZC_API
 GstBufferPool * gst_zc_cuda_buffer_pool_new (GstZcContext * context);
-
-GST_ZC_API
-gboolean gst_zc_handle_cuda_context_query (GstElement * element,
-    GstQuery * query, GstZcContext * context);
-
-GST_ZC_API
-gint gst_zc_cuda_context_get_device_id (GstContext * context);
 
 G_END_DECLS

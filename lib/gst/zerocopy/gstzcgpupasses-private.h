@@ -5,11 +5,13 @@
  * zcfilter's kernel passes (table, conversion, spatial effects) with the
  * device frames, streams and events they need. They live in the library so
  * that one CUDA runtime serves the whole process: the library links it, the
- * plugin calls these functions and never the runtime itself. Not installed;
- * C++ only (the plans are the kernels' own structs).
+ * plugin calls these functions and never the runtime itself. Not installed.
  *
- * Every function here exists in a build without CUDA too, and then fails
- * with GST_ZC_GPU_NOT_BUILT.
+ * Plain C structs cross this boundary, by pointer; the kernels' own plans
+ * (zc::FrameDesc, zc::ConvertParams, zc::SpatialParams, zc::LutSet) are
+ * pointed to, so a caller includes the kernels' headers. Every function
+ * here exists in a build without CUDA too, and then fails with
+ * GST_ZC_GPU_NOT_BUILT.
  */
 #pragma once
 
@@ -20,7 +22,7 @@
 #include <zcpointops.h>
 #include <zcspatial.h>
 
-#include <string>
+G_BEGIN_DECLS
 
 typedef enum
 {
@@ -31,43 +33,42 @@ typedef enum
   GST_ZC_GPU_NOT_BUILT,         /* built without the CUDA backend */
 } GstZcGpuStatus;
 
-/* What went wrong, in words for an element error message */
-struct GstZcGpuResult
+/* What went wrong, in words for an element error message. Filled by the
+ * functions below, which own no part of it: @what is a static string, the
+ * rest is copied in (cut at the array's size). */
+typedef struct _GstZcGpuResult
 {
-  GstZcGpuStatus status = GST_ZC_GPU_OK;
-  const char *what = "";        /* the step: "Conversion kernel", ... */
-  std::string name;             /* the CUDA error's name */
-  std::string detail;           /* its description */
-  gsize staged = 0;             /* bytes the copy engines moved */
-
-  bool ok () const { return status == GST_ZC_GPU_OK; }
-};
+  GstZcGpuStatus status;
+  const gchar *what;            /* the step: "Conversion kernel", ... */
+  gchar name[128];              /* the CUDA error's name */
+  gchar detail[512];            /* its description */
+  gsize staged;                 /* bytes the copy engines moved */
+} GstZcGpuResult;
 
 /* One frame as the kernels see it: its memory (fences) and its planes at
  * device addresses */
-struct GstZcGpuFrame
+typedef struct _GstZcGpuFrame
 {
-  GstZcMemory *mem = nullptr;
-  zc::FrameDesc desc;
-};
+  GstZcMemory *mem;
+  const zc::FrameDesc *desc;
+} GstZcGpuFrame;
 
-/* The passes of one frame, from zcfilter's frame plan */
-struct GstZcGpuPassRequest
+/* The passes of one frame, from zcfilter's frame plan: the table kernel
+ * alone (@luts set), or a conversion (@convert set), spatial passes
+ * (@spatial set) or both. Zero-initialise it, then set what is wanted. */
+typedef struct _GstZcGpuPassRequest
 {
-  bool lut = false;             /* the table kernel alone */
-  const zc::LutSet *luts = nullptr;
-  guint n_lut_planes = 0;
-  guint32 lut_row_bytes[3] = { 0, 0, 0 };
-  guint32 lut_rows[3] = { 0, 0, 0 };
+  const zc::LutSet *luts;       /* one table per plane */
+  guint n_lut_planes;
+  guint32 lut_row_bytes[3];
+  guint32 lut_rows[3];
 
-  bool convert = false;         /* a conversion pass */
-  zc::ConvertParams cp;
-  bool spatial = false;         /* spatial passes after it */
-  zc::SpatialParams sp;
+  const zc::ConvertParams *convert;
+  const zc::SpatialParams *spatial;     /* after the conversion, if any */
   /* the conversion moves pixels (crop, orientation, size, borders): then
    * the kernel reads a mapped input in a scattered order */
-  bool moves_pixels = false;
-};
+  gboolean moves_pixels;
+} GstZcGpuPassRequest;
 
 /* Lays out a @fmt frame of @width x @height at @base (may be NULL), rows
  * 128-byte aligned: the scratch frames between passes, on either backend.
@@ -89,28 +90,34 @@ GST_ZC_API
 void gst_zc_gpu_passes_reset (GstZcGpuPasses * passes);
 
 /* Queues the passes of @req from @in to @out on @stream, after both frames'
- * fences, and fences both. @in_place: @in and @out are the same frame. */
+ * fences, and fences both. @in_place: @in and @out are the same frame.
+ * Returns: TRUE on success; @result says what failed otherwise, and counts
+ * the bytes staged either way */
 GST_ZC_API
-GstZcGpuResult gst_zc_gpu_passes_run (GstZcGpuPasses * passes,
-    const GstZcGpuPassRequest & req, const GstZcGpuFrame & in,
-    const GstZcGpuFrame & out, bool in_place, gpointer stream);
+gboolean gst_zc_gpu_passes_run (GstZcGpuPasses * passes,
+    const GstZcGpuPassRequest * req, const GstZcGpuFrame * in,
+    const GstZcGpuFrame * out, gboolean in_place, gpointer stream,
+    GstZcGpuResult * result);
 
 /* One plane of a frame copy */
-struct GstZcGpuPlaneCopy
+typedef struct _GstZcGpuPlaneCopy
 {
-  const guint8 *src = nullptr;
-  gsize src_stride = 0;
-  guint8 *dst = nullptr;
-  gsize dst_stride = 0;
-  gsize row_bytes = 0;
-  guint rows = 0;
-};
+  const guint8 *src;
+  gsize src_stride;
+  guint8 *dst;
+  gsize dst_stride;
+  gsize row_bytes;
+  guint rows;
+} GstZcGpuPlaneCopy;
 
 /* Copies @n planes on @stream of @device with the copy engines, after the
  * fences of @in_mem (may be NULL: a CPU-mapped foreign source) and
  * @out_mem, and fences both. A foreign source in pinned memory is waited
- * for (its owner may release it as soon as this returns). */
+ * for (its owner may release it as soon as this returns).
+ * Returns: TRUE on success; @result says what failed otherwise */
 GST_ZC_API
-GstZcGpuResult gst_zc_gpu_copy_planes (gint device, gpointer stream,
+gboolean gst_zc_gpu_copy_planes (gint device, gpointer stream,
     GstZcMemory * in_mem, GstZcMemory * out_mem,
-    const GstZcGpuPlaneCopy * planes, guint n);
+    const GstZcGpuPlaneCopy * planes, guint n, GstZcGpuResult * result);
+
+G_END_DECLS

@@ -27,6 +27,16 @@ ensure_debug_category (void)
   }
 }
 
+static void
+result_init (GstZcGpuResult * r)
+{
+  r->status = GST_ZC_GPU_OK;
+  r->what = "";
+  r->name[0] = '\0';
+  r->detail[0] = '\0';
+  r->staged = 0;
+}
+
 #if GST_ZC_HAVE_CUDA
 
 /* Device frames laid out like a frame description, rows 128-byte aligned,
@@ -150,19 +160,26 @@ passes_release (GstZcGpuPasses * passes)
   stager_release (passes->stager);
 }
 
-static GstZcGpuResult
-cuda_failure (const char *what, cudaError_t err)
+static gboolean
+set_failure (GstZcGpuResult * r, GstZcGpuStatus status, const char *what,
+    const char *name, const char *detail)
 {
-  GstZcGpuResult r;
+  r->status = status;
+  r->what = what;
+  g_strlcpy (r->name, name, sizeof (r->name));
+  g_strlcpy (r->detail, detail, sizeof (r->detail));
+  return FALSE;
+}
+
+static gboolean
+cuda_failure (GstZcGpuResult * r, const char *what, cudaError_t err)
+{
   /* the failed call was logged; the runtime also keeps it as this thread's
    * last error, which names it */
   if (err == cudaSuccess)
     err = cudaGetLastError ();
-  r.status = GST_ZC_GPU_CUDA_ERROR;
-  r.what = what;
-  r.name = cudaGetErrorName (err);
-  r.detail = cudaGetErrorString (err);
-  return r;
+  return set_failure (r, GST_ZC_GPU_CUDA_ERROR, what, cudaGetErrorName (err),
+      cudaGetErrorString (err));
 }
 
 /* Copies frame @src to @dst (same format and size) plane by plane, on the
@@ -192,7 +209,7 @@ copy_frame_async (const zc::FrameDesc & src, const zc::FrameDesc & dst,
  * and at the same size alike. Into device memory (the first element of a
  * chain) it always stages. */
 static bool
-should_stage_input (const GstZcGpuPassRequest & req,
+should_stage_input (const GstZcGpuPassRequest * req,
     const zc::FrameDesc & in, GstZcMemoryType in_type,
     GstZcMemoryType out_type)
 {
@@ -209,7 +226,7 @@ should_stage_input (const GstZcGpuPassRequest & req,
     case zc::PixFmt::ABGR:
     case zc::PixFmt::xRGB:
     case zc::PixFmt::xBGR:
-      return req.moves_pixels;
+      return req->moves_pixels;
     default:
       return true;
   }
@@ -226,58 +243,60 @@ should_stage_input (const GstZcGpuPassRequest & req,
  * device memory: the first element of a chain stages its input into its
  * device output (and works there in place), the last one runs into a
  * device frame and copies that to its mapped output. */
-GstZcGpuResult
+gboolean
 gst_zc_gpu_passes_run (GstZcGpuPasses * passes,
-    const GstZcGpuPassRequest & req, const GstZcGpuFrame & in,
-    const GstZcGpuFrame & out, bool in_place, gpointer stream_ptr)
+    const GstZcGpuPassRequest * req, const GstZcGpuFrame * in_frame,
+    const GstZcGpuFrame * out_frame, gboolean in_place, gpointer stream_ptr,
+    GstZcGpuResult * res)
 {
   auto stream = (cudaStream_t) stream_ptr;
-  int n_passes = req.spatial ? zc::spatial_n_passes (req.sp) : 0;
+  const GstZcGpuFrame & in = *in_frame, &out = *out_frame;
+  int n_passes = req->spatial ? zc::spatial_n_passes (*req->spatial) : 0;
   /* scratch: the converted frame before the spatial passes, and one more
    * between two spatial passes */
-  guint n_scratch = (req.convert && req.spatial ? 1 : 0) +
+  guint n_scratch = (req->convert && req->spatial ? 1 : 0) +
       (n_passes > 1 ? 1 : 0);
   GstZcMemoryType in_type = gst_zc_memory_get_memory_type (in.mem);
   GstZcMemoryType out_type = gst_zc_memory_get_memory_type (out.mem);
-  GstZcGpuResult res;
+  result_init (res);
 
   gst_zc::DeviceScope scope (passes->device);
   if (!scope.ok ())
-    return cuda_failure ("Could not make the CUDA device current",
+    return cuda_failure (res, "Could not make the CUDA device current",
         cudaSuccess);
-  if (n_scratch && !frames_ensure (passes->scratch, out.desc, n_scratch))
-    return cuda_failure ("Could not allocate device memory for the spatial "
-        "effects", cudaSuccess);
+  if (n_scratch && !frames_ensure (passes->scratch, *out.desc, n_scratch))
+    return cuda_failure (res, "Could not allocate device memory for the "
+        "spatial effects", cudaSuccess);
   if (!gst_zc_memory_prepare_gpu (in.mem, stream) ||
       (!in_place && !gst_zc_memory_prepare_gpu (out.mem, stream)))
-    return cuda_failure ("Could not order GPU work after the frame's fence",
-        cudaSuccess);
+    return cuda_failure (res, "Could not order GPU work after the frame's "
+        "fence", cudaSuccess);
 
-  zc::FrameDesc src = in.desc, dst = out.desc;
+  zc::FrameDesc src = *in.desc, dst = *out.desc;
   bool unstage = false;         /* dst is a device frame, copied to out */
   cudaError_t err = cudaSuccess;
   gint slot = -1;               /* the stager's frame the kernel reads */
-  if (!in_place && req.lut && in_type == GST_ZC_MEMORY_TYPE_MAPPED &&
+  if (!in_place && req->luts && in_type == GST_ZC_MEMORY_TYPE_MAPPED &&
       out_type == GST_ZC_MEMORY_TYPE_DEVICE) {
     /* the first of a chain: the input into the output, the table there */
-    err = copy_frame_async (src, dst, stream, &res.staged);
+    err = copy_frame_async (src, dst, stream, &res->staged);
     src = dst;
-  } else if (!in_place && req.convert &&
-      should_stage_input (req, in.desc, in_type, out_type)) {
+  } else if (!in_place && req->convert &&
+      should_stage_input (req, *in.desc, in_type, out_type)) {
     /* on the stager's stream, into the frame the kernel before last read */
     Stager & st = passes->stager;
-    if (!frames_ensure (passes->stage, in.desc, 2) || !stager_ensure (st))
-      return cuda_failure ("Could not set up the input's staging (device "
-          "memory, a stream and events)", cudaSuccess);
+    if (!frames_ensure (passes->stage, *in.desc, 2) || !stager_ensure (st))
+      return cuda_failure (res, "Could not set up the input's staging "
+          "(device memory, a stream and events)", cudaSuccess);
     slot = (gint) st.next;
     st.next ^= 1;
-    zc::FrameDesc copy = frames_get (passes->stage, in.desc, slot);
+    zc::FrameDesc copy = frames_get (passes->stage, *in.desc, slot);
     if (!gst_zc_memory_prepare_gpu (in.mem, st.stream))
-      return cuda_failure ("Could not order GPU work after the frame's "
+      return cuda_failure (res, "Could not order GPU work after the frame's "
           "fence", cudaSuccess);
     err = cudaStreamWaitEvent (st.stream, st.consumed[slot], 0);
     if (err == cudaSuccess)
-      err = copy_frame_async (src, copy, st.stream, &res.staged);
+      err = copy_frame_async (src, copy, st.stream, &res->staged);
     if (err == cudaSuccess)
       err = cudaEventRecord (st.copied[slot], st.stream);
     if (err == cudaSuccess)
@@ -285,85 +304,83 @@ gst_zc_gpu_passes_run (GstZcGpuPasses * passes,
     src = copy;
   }
   if (err != cudaSuccess)
-    return cuda_failure ("Could not stage the input", err);
+    return cuda_failure (res, "Could not stage the input", err);
   if (!in_place && in_type == GST_ZC_MEMORY_TYPE_DEVICE &&
       out_type == GST_ZC_MEMORY_TYPE_MAPPED) {
     /* the last of a chain */
-    if (!frames_ensure (passes->unstage, out.desc, 1))
-      return cuda_failure ("Could not allocate device memory for the output",
-          cudaSuccess);
-    dst = frames_get (passes->unstage, out.desc, 0);
+    if (!frames_ensure (passes->unstage, *out.desc, 1))
+      return cuda_failure (res, "Could not allocate device memory for the "
+          "output", cudaSuccess);
+    dst = frames_get (passes->unstage, *out.desc, 0);
     unstage = true;
   }
 
   const char *what = "CUDA kernel launch failed";
-  if (req.lut) {
+  if (req->luts) {
     zc::PlaneJob jobs[3];
-    for (guint p = 0; p < req.n_lut_planes && p < 3; p++) {
+    for (guint p = 0; p < req->n_lut_planes && p < 3; p++) {
       jobs[p] = { src.planes[p], dst.planes[p], src.strides[p],
-        dst.strides[p], req.lut_row_bytes[p], req.lut_rows[p] };
+        dst.strides[p], req->lut_row_bytes[p], req->lut_rows[p] };
     }
     what = "Table kernel";
-    err = zc::apply_lut_cuda_planes (jobs, req.luts, req.n_lut_planes,
+    err = zc::apply_lut_cuda_planes (jobs, req->luts, req->n_lut_planes,
         stream);
   } else {
     const zc::FrameDesc *spatial_src = &src;
     zc::FrameDesc s0, s1;
     guint next = 0;
-    if (req.convert) {
-      if (req.spatial) {
-        s0 = frames_get (passes->scratch, out.desc, next++);
+    if (req->convert) {
+      if (req->spatial) {
+        s0 = frames_get (passes->scratch, *out.desc, next++);
         spatial_src = &s0;
       }
       what = "Conversion kernel";
-      err = zc::convert_cuda (src, req.spatial ? s0 : dst, req.cp, stream);
+      err = zc::convert_cuda (src, req->spatial ? s0 : dst, *req->convert,
+          stream);
     }
-    if (err == cudaSuccess && req.spatial) {
+    if (err == cudaSuccess && req->spatial) {
       const zc::FrameDesc *tmp = nullptr;
       if (n_passes > 1) {
-        s1 = frames_get (passes->scratch, out.desc, next++);
+        s1 = frames_get (passes->scratch, *out.desc, next++);
         tmp = &s1;
       }
       what = "Spatial effect kernel";
-      err = zc::spatial_cuda (*spatial_src, dst, tmp, req.sp, stream);
+      err = zc::spatial_cuda (*spatial_src, dst, tmp, *req->spatial, stream);
     }
-    if (err == cudaErrorNotSupported || err == cudaErrorInvalidValue) {
-      res.status = err == cudaErrorNotSupported ? GST_ZC_GPU_NOT_SUPPORTED :
-          GST_ZC_GPU_INVALID_REQUEST;
-      res.what = what;
-      res.name = cudaGetErrorName (err);
-      res.detail = cudaGetErrorString (err);
-      return res;
-    }
+    if (err == cudaErrorNotSupported || err == cudaErrorInvalidValue)
+      return set_failure (res, err == cudaErrorNotSupported ?
+          GST_ZC_GPU_NOT_SUPPORTED : GST_ZC_GPU_INVALID_REQUEST, what,
+          cudaGetErrorName (err), cudaGetErrorString (err));
   }
   if (err != cudaSuccess)
-    return cuda_failure (what, err);
+    return cuda_failure (res, what, err);
   if (slot >= 0) {
     err = cudaEventRecord (passes->stager.consumed[slot], stream);
     if (err != cudaSuccess)
-      return cuda_failure ("Could not record the GPU fence", err);
+      return cuda_failure (res, "Could not record the GPU fence", err);
   }
   if (unstage) {
-    err = copy_frame_async (dst, out.desc, stream, &res.staged);
+    err = copy_frame_async (dst, *out.desc, stream, &res->staged);
     if (err != cudaSuccess)
-      return cuda_failure ("Could not copy the output", err);
+      return cuda_failure (res, "Could not copy the output", err);
   }
 
   /* Fence both: the input is read by the kernel, so its producer must not
    * refill it before the kernel is done */
   if (!gst_zc_memory_set_gpu_fence (out.mem, stream) ||
       (!in_place && !gst_zc_memory_set_gpu_fence (in.mem, stream)))
-    return cuda_failure ("Could not record the GPU fence", cudaSuccess);
-  return res;
+    return cuda_failure (res, "Could not record the GPU fence", cudaSuccess);
+  return TRUE;
 }
 
-GstZcGpuResult
+gboolean
 gst_zc_gpu_copy_planes (gint device, gpointer stream_ptr,
     GstZcMemory * in_mem, GstZcMemory * out_mem,
-    const GstZcGpuPlaneCopy * planes, guint n)
+    const GstZcGpuPlaneCopy * planes, guint n, GstZcGpuResult * res)
 {
   auto stream = (cudaStream_t) stream_ptr;
   ensure_debug_category ();
+  result_init (res);
   gst_zc::DeviceScope scope (device);
   bool ok = scope.ok () && gst_zc_memory_prepare_gpu (out_mem, stream) &&
       (!in_mem || gst_zc_memory_prepare_gpu (in_mem, stream));
@@ -389,8 +406,8 @@ gst_zc_gpu_copy_planes (gint device, gpointer stream_ptr,
   if (ok && foreign_pinned)
     ok = gst_zc_memory_wait_cpu (out_mem);
   if (!ok)
-    return cuda_failure ("GPU frame copy failed", err);
-  return GstZcGpuResult ();
+    return cuda_failure (res, "GPU frame copy failed", err);
+  return TRUE;
 }
 
 #else /* !GST_ZC_HAVE_CUDA */
@@ -405,29 +422,31 @@ passes_release (GstZcGpuPasses *)
 {
 }
 
-static GstZcGpuResult
-not_built (const char *what)
+static gboolean
+not_built (GstZcGpuResult * r, const char *what)
 {
-  GstZcGpuResult r;
-  r.status = GST_ZC_GPU_NOT_BUILT;
-  r.what = what;
-  r.name = "not built";
-  r.detail = "gst-zerocopy was built without the CUDA backend";
-  return r;
+  result_init (r);
+  r->status = GST_ZC_GPU_NOT_BUILT;
+  r->what = what;
+  g_strlcpy (r->name, "not built", sizeof (r->name));
+  g_strlcpy (r->detail, "gst-zerocopy was built without the CUDA backend",
+      sizeof (r->detail));
+  return FALSE;
 }
 
-GstZcGpuResult
-gst_zc_gpu_passes_run (GstZcGpuPasses *, const GstZcGpuPassRequest &,
-    const GstZcGpuFrame &, const GstZcGpuFrame &, bool, gpointer)
+gboolean
+gst_zc_gpu_passes_run (GstZcGpuPasses *, const GstZcGpuPassRequest *,
+    const GstZcGpuFrame *, const GstZcGpuFrame *, gboolean, gpointer,
+    GstZcGpuResult * result)
 {
-  return not_built ("GPU passes");
+  return not_built (result, "GPU passes");
 }
 
-GstZcGpuResult
+gboolean
 gst_zc_gpu_copy_planes (gint, gpointer, GstZcMemory *, GstZcMemory *,
-    const GstZcGpuPlaneCopy *, guint)
+    const GstZcGpuPlaneCopy *, guint, GstZcGpuResult * result)
 {
-  return not_built ("GPU frame copy");
+  return not_built (result, "GPU frame copy");
 }
 
 #endif /* GST_ZC_HAVE_CUDA */

@@ -24,144 +24,23 @@
  * not) and gst_zc_memory_set_gpu_fence() after them. A CPU map waits on the
  * fence, and on nothing else.
  */
+/*
+ * This unit is the memory object: its block, its fence and its maps. The
+ * allocator (gstzcallocator.cpp) sizes and aligns blocks, owns the streams
+ * and events memories share, and gives wrapped bytes back; it calls into
+ * this unit, never the reverse.
+ */
 #ifdef HAVE_CONFIG_H
 #include "config.h"
 #endif
 
-#include "gstzcmemory.h"
-#include "gstzccuda-private.h"
+#include "gstzcmemory-private.h"
 
-#include <condition_variable>
-#include <deque>
-#include <mutex>
-#include <new>
-#include <thread>
-#include <vector>
 #include <stdlib.h>
 #include <string.h>
 
-GST_DEBUG_CATEGORY_STATIC (gst_zc_memory_debug);
+GST_DEBUG_CATEGORY (gst_zc_memory_debug);
 #define GST_CAT_DEFAULT gst_zc_memory_debug
-
-/* Data starts on this boundary at least, whatever the caller asks: one
- * coalesced 128-byte line, and the 16-byte vectors the kernels load. */
-#define ZC_MIN_ALIGN_MASK 255
-
-struct _GstZcMemoryPrivate
-{
-  GstZcMemoryType type = GST_ZC_MEMORY_TYPE_SYSTEM;
-  gint device_id = -1;
-  gboolean concurrent_managed = FALSE;
-  void *alloc_base = nullptr;   /* what the allocation call returned */
-  guint8 *host = nullptr;       /* start of the GstMemory block (maxsize) */
-  guint8 *device = nullptr;     /* the GPU's address of host[0] */
-  gsize block_size = 0;
-  std::mutex lock;
-#if GST_ZC_HAVE_CUDA
-  cudaEvent_t fence = nullptr;
-  bool fence_pending = false;
-  bool on_gpu = false;          /* managed, prefetched to the GPU */
-  void *staging = nullptr;      /* device memory: pinned CPU view */
-#endif
-  /* Wrapped memory (gst_zc_memory_new_wrapped()): no allocation of ours;
-   * @release gives the bytes back to their owner once the fence is done */
-  GDestroyNotify release = nullptr;
-  gpointer release_data = nullptr;
-};
-
-#if GST_ZC_HAVE_CUDA
-/* A wrapped memory whose last user let go while the GPU may still read
- * it: its owner gets the bytes back once the fence is done. */
-struct PendingRelease
-{
-  cudaEvent_t fence;
-  int device_id;
-  GDestroyNotify release;
-  gpointer release_data;
-};
-
-/* The allocator's release thread waits on those fences, so that the
- * thread that dropped a wrapped memory (a streaming thread, right after
- * it queued the kernel that reads it) never waits for the GPU. */
-struct ReleaseQueue
-{
-  std::mutex lock;
-  std::condition_variable wake;         /* something pending, or stop */
-  std::condition_variable drained;      /* nothing pending or in hand */
-  std::deque < PendingRelease > pending;
-  bool busy = false;            /* the thread holds one */
-  bool stop = false;
-  std::thread thread;
-};
-#endif
-
-struct _GstZcAllocator
-{
-  GstAllocator parent;
-
-  GstZcContext *context;
-  GstZcMemoryType memory_type;
-  /* The registered default allocator opens its device on first use */
-  gboolean lazy;
-  std::mutex *lock;
-#if GST_ZC_HAVE_CUDA
-  /* managed and device memory: where CPU maps queue their transfers */
-  cudaStream_t transfer_stream;
-  /* fences of wrapped memories that were freed, for the next ones: a
-   * wrapper per frame must not create an event per frame (under lock) */
-  std::vector < cudaEvent_t > *spare_fences;
-  /* wrapped memories given back after their fence (created on first use,
-   * under lock) */
-  ReleaseQueue *releases;
-#endif
-};
-
-/* The category comes with the type, so that gst_zc_allocator_new() may log
- * before the first instance (and so the class) exists. */
-G_DEFINE_TYPE_WITH_CODE (GstZcAllocator, gst_zc_allocator, GST_TYPE_ALLOCATOR,
-    GST_DEBUG_CATEGORY_INIT (gst_zc_memory_debug, "zcmemory", 0,
-        "zero-copy CUDA memory"));
-
-GType
-gst_zc_memory_type_get_type (void)
-{
-  static GType type = 0;
-  static const GEnumValue values[] = {
-    {GST_ZC_MEMORY_TYPE_AUTO, "Pick for the device: mapped on discrete GPUs "
-          "and Jetson Xavier/Orin, managed on older Jetsons, system without "
-          "a GPU", "auto"},
-    {GST_ZC_MEMORY_TYPE_MAPPED, "Pinned host memory mapped into the GPU "
-          "(cudaHostAlloc)", "mapped"},
-    {GST_ZC_MEMORY_TYPE_MANAGED, "CUDA managed memory (cudaMallocManaged), "
-          "prefetched where it is used", "managed"},
-    {GST_ZC_MEMORY_TYPE_SYSTEM, "Page-aligned host memory, processed on the "
-          "CPU", "system"},
-    {GST_ZC_MEMORY_TYPE_DEVICE, "GPU memory (cudaMalloc), copied in and out "
-          "through pinned staging with async copies", "device"},
-    {0, NULL, NULL}
-  };
-  if (g_once_init_enter (&type)) {
-    GType t = g_enum_register_static ("GstZcMemoryType", values);
-    g_once_init_leave (&type, t);
-  }
-  return type;
-}
-
-/**
- * gst_zc_memory_type_to_string:
- * @type: a #GstZcMemoryType
- *
- * Returns: (transfer none): the nick of @type ("auto", "mapped", ...)
- */
-const gchar *
-gst_zc_memory_type_to_string (GstZcMemoryType type)
-{
-  GEnumClass *klass = (GEnumClass *) g_type_class_ref (GST_TYPE_ZC_MEMORY_TYPE);
-  GEnumValue *v = g_enum_get_value (klass, type);
-  const gchar *nick = v ? v->value_nick : "unknown";
-  g_type_class_unref (klass);
-  return nick;
-}
 
 static inline GstZcMemory *
 root_of (GstZcMemory * mem)
@@ -173,16 +52,16 @@ root_of (GstZcMemory * mem)
 /* Raw allocations, one pair per memory type                              */
 /* ---------------------------------------------------------------------- */
 
-static bool
-raw_alloc (GstZcMemoryPrivate * priv, gsize bytes)
+gboolean
+gst_zc_memory_alloc_block (GstZcMemoryPrivate * priv, gsize bytes)
 {
   switch (priv->type) {
     case GST_ZC_MEMORY_TYPE_SYSTEM:{
       void *p = nullptr;
       if (posix_memalign (&p, 4096, bytes) != 0)
-        return false;
+        return FALSE;
       priv->alloc_base = p;
-      return true;
+      return TRUE;
     }
 #if GST_ZC_HAVE_CUDA
     case GST_ZC_MEMORY_TYPE_MAPPED:{
@@ -190,9 +69,9 @@ raw_alloc (GstZcMemoryPrivate * priv, gsize bytes)
       void *p = nullptr;
       if (!scope.ok () || !GST_ZC_CUDA_OK (cudaHostAlloc (&p, bytes,
                   cudaHostAllocMapped | cudaHostAllocPortable)))
-        return false;
+        return FALSE;
       priv->alloc_base = p;
-      return true;
+      return TRUE;
     }
     case GST_ZC_MEMORY_TYPE_MANAGED:{
       gst_zc::DeviceScope scope (priv->device_id);
@@ -201,26 +80,26 @@ raw_alloc (GstZcMemoryPrivate * priv, gsize bytes)
           !GST_ZC_CUDA_OK (cudaMallocManaged (&p, bytes,
                   priv->concurrent_managed ? cudaMemAttachGlobal :
                   cudaMemAttachHost)))
-        return false;
+        return FALSE;
       priv->alloc_base = p;
-      return true;
+      return TRUE;
     }
     case GST_ZC_MEMORY_TYPE_DEVICE:{
       gst_zc::DeviceScope scope (priv->device_id);
       void *p = nullptr;
       if (!scope.ok () || !GST_ZC_CUDA_OK (cudaMalloc (&p, bytes)))
-        return false;
+        return FALSE;
       priv->alloc_base = p;
-      return true;
+      return TRUE;
     }
 #endif
     default:
-      return false;
+      return FALSE;
   }
 }
 
-static void
-raw_free (GstZcMemoryPrivate * priv)
+void
+gst_zc_memory_free_block (GstZcMemoryPrivate * priv)
 {
 #if GST_ZC_HAVE_CUDA
   if (priv->staging) {
@@ -308,8 +187,7 @@ gst_zc_memory_wait_cpu (GstZcMemory * mem)
     return FALSE;
   if (priv->on_gpu) {
     /* The prefetch back waits on the GPU work, then the fence covers both */
-    auto *alloc = (GstZcAllocator *) root->mem.allocator;
-    cudaStream_t ts = alloc->transfer_stream;
+    cudaStream_t ts = priv->transfer_stream;
     if (priv->fence_pending &&
         !GST_ZC_CUDA_OK (cudaStreamWaitEvent (ts, priv->fence, 0)))
       return FALSE;
@@ -423,235 +301,8 @@ gst_zc_memory_set_gpu_fence (GstZcMemory * mem, gpointer stream)
 }
 
 /* ---------------------------------------------------------------------- */
-/* GstAllocator                                                           */
+/* CPU maps and sub-memories                                              */
 /* ---------------------------------------------------------------------- */
-
-/* Managed memory on a device that prefetches, and device memory, need a
- * stream for the CPU map's transfers; the allocator owns it so it outlives
- * its memories. */
-static gboolean
-ensure_transfer_stream (GstZcAllocator * self)
-{
-#if GST_ZC_HAVE_CUDA
-  bool needs = self->memory_type == GST_ZC_MEMORY_TYPE_DEVICE ||
-      (self->memory_type == GST_ZC_MEMORY_TYPE_MANAGED &&
-      gst_zc_context_has_concurrent_managed_access (self->context));
-  if (self->transfer_stream || !needs)
-    return TRUE;
-  gst_zc::DeviceScope scope (gst_zc_context_get_device_id (self->context));
-  return scope.ok () &&
-      GST_ZC_CUDA_OK (cudaStreamCreateWithFlags (&self->transfer_stream,
-          cudaStreamNonBlocking));
-#else
-  (void) self;
-  return TRUE;
-#endif
-}
-
-static gboolean
-ensure_context (GstZcAllocator * self)
-{
-  std::lock_guard < std::mutex > lk (*self->lock);
-  if (self->context)
-    return TRUE;
-  GError *err = NULL;
-  self->context = gst_zc_context_new (-1, &err);
-  if (!self->context) {
-    GST_ERROR_OBJECT (self, "no context: %s", err ? err->message : "?");
-    g_clear_error (&err);
-    return FALSE;
-  }
-  self->memory_type = gst_zc_context_resolve_memory_type (self->context,
-      self->memory_type);
-  if (!ensure_transfer_stream (self))
-    return FALSE;
-  GST_INFO_OBJECT (self, "default allocator opened %s, memory %s",
-      gst_zc_context_get_device_name (self->context),
-      gst_zc_memory_type_to_string (self->memory_type));
-  return TRUE;
-}
-
-static GstMemory *
-gst_zc_allocator_alloc (GstAllocator * allocator, gsize size,
-    GstAllocationParams * params)
-{
-  auto *self = GST_ZC_ALLOCATOR (allocator);
-
-  if (self->lazy && !ensure_context (self))
-    return NULL;
-
-  gsize align = params->align | ZC_MIN_ALIGN_MASK;
-  gsize maxsize, bytes;
-  /* prefix + size + padding, then room to align the data start */
-  if (!g_size_checked_add (&maxsize, params->prefix, size) ||
-      !g_size_checked_add (&maxsize, maxsize, params->padding) ||
-      !g_size_checked_add (&bytes, maxsize, align) ||
-      bytes > (gsize) G_MAXSSIZE) {
-    GST_WARNING_OBJECT (self, "allocation of %" G_GSIZE_FORMAT " bytes "
-        "(prefix %" G_GSIZE_FORMAT ", padding %" G_GSIZE_FORMAT
-        ") overflows", size, params->prefix, params->padding);
-    return NULL;
-  }
-
-  auto *priv = new (std::nothrow) GstZcMemoryPrivate;
-  if (!priv)
-    return NULL;
-  priv->type = self->memory_type;
-  priv->device_id = gst_zc_context_get_device_id (self->context);
-  priv->concurrent_managed =
-      gst_zc_context_has_concurrent_managed_access (self->context);
-
-  if (!raw_alloc (priv, bytes)) {
-    GST_WARNING_OBJECT (self, "could not allocate %" G_GSIZE_FORMAT
-        " bytes of %s memory", bytes,
-        gst_zc_memory_type_to_string (priv->type));
-    delete priv;
-    return NULL;
-  }
-
-  /* Align the data start (block + prefix), not the block start */
-  guintptr base = (guintptr) priv->alloc_base;
-  guintptr data = (base + params->prefix + align) & ~(guintptr) align;
-  priv->host = (guint8 *) (data - params->prefix);
-  priv->device = priv->host;
-  priv->block_size = maxsize;
-  /* device memory has no CPU address; maps go through staging */
-  if (priv->type == GST_ZC_MEMORY_TYPE_DEVICE)
-    priv->host = nullptr;
-
-#if GST_ZC_HAVE_CUDA
-  if (priv->type != GST_ZC_MEMORY_TYPE_SYSTEM) {
-    gst_zc::DeviceScope scope (priv->device_id);
-    if (priv->type == GST_ZC_MEMORY_TYPE_MAPPED) {
-      /* With unified addressing the two match; without, offset the mapping */
-      void *d = nullptr;
-      if (GST_ZC_CUDA_OK (cudaHostGetDevicePointer (&d, priv->alloc_base, 0)))
-        priv->device = (guint8 *) d + (priv->host - (guint8 *) priv->alloc_base);
-    }
-    if (!GST_ZC_CUDA_OK (cudaEventCreateWithFlags (&priv->fence,
-                cudaEventDisableTiming | cudaEventBlockingSync))) {
-      raw_free (priv);
-      delete priv;
-      return NULL;
-    }
-  }
-#endif
-
-  auto *mem = g_new0 (GstZcMemory, 1);
-  mem->priv = priv;
-  gst_memory_init (GST_MEMORY_CAST (mem), (GstMemoryFlags) params->flags,
-      allocator, NULL, maxsize, align, params->prefix, size);
-
-  if (priv->host) {
-    if (params->prefix && (params->flags & GST_MEMORY_FLAG_ZERO_PREFIXED))
-      memset (priv->host, 0, params->prefix);
-    if (params->padding && (params->flags & GST_MEMORY_FLAG_ZERO_PADDED))
-      memset (priv->host + params->prefix + size, 0, params->padding);
-  }
-#if GST_ZC_HAVE_CUDA
-  else {
-    gst_zc::DeviceScope scope (priv->device_id);
-    if (params->prefix && (params->flags & GST_MEMORY_FLAG_ZERO_PREFIXED))
-      GST_ZC_CUDA_OK (cudaMemset (priv->device, 0, params->prefix));
-    if (params->padding && (params->flags & GST_MEMORY_FLAG_ZERO_PADDED))
-      GST_ZC_CUDA_OK (cudaMemset (priv->device + params->prefix + size, 0,
-              params->padding));
-  }
-#endif
-
-  GST_LOG_OBJECT (self, "%p: %" G_GSIZE_FORMAT " bytes of %s memory, "
-      "host %p device %p", mem, size,
-      gst_zc_memory_type_to_string (priv->type), priv->host, priv->device);
-  return GST_MEMORY_CAST (mem);
-}
-
-#if GST_ZC_HAVE_CUDA
-static void
-release_thread_main (GstZcAllocator * self, ReleaseQueue * q)
-{
-  std::unique_lock < std::mutex > lk (q->lock);
-  for (;;) {
-    q->wake.wait (lk,[q] {
-          return q->stop || !q->pending.empty ();
-        });
-    if (q->pending.empty ())
-      break;                    /* stopping, and everything given back */
-    PendingRelease p = q->pending.front ();
-    q->pending.pop_front ();
-    q->busy = true;
-    lk.unlock ();
-    {
-      gst_zc::DeviceScope scope (p.device_id);
-      GST_ZC_CUDA_OK (cudaEventSynchronize (p.fence));
-    }
-    {
-      std::lock_guard < std::mutex > alk (*self->lock);
-      self->spare_fences->push_back (p.fence);
-    }
-    p.release (p.release_data);
-    lk.lock ();
-    q->busy = false;
-    if (q->pending.empty ())
-      q->drained.notify_all ();
-  }
-}
-
-/* Hands @p to the release thread, which is started on first use */
-static void
-defer_release (GstZcAllocator * self, const PendingRelease & p)
-{
-  ReleaseQueue *q;
-  {
-    std::lock_guard < std::mutex > alk (*self->lock);
-    if (!self->releases) {
-      self->releases = new ReleaseQueue;
-      self->releases->thread = std::thread (release_thread_main, self,
-          self->releases);
-    }
-    q = self->releases;
-  }
-  std::lock_guard < std::mutex > lk (q->lock);
-  q->pending.push_back (p);
-  q->wake.notify_one ();
-}
-#endif
-
-static void
-gst_zc_allocator_free (GstAllocator *, GstMemory * memory)
-{
-  auto *mem = (GstZcMemory *) memory;
-
-  if (!memory->parent) {
-    GstZcMemoryPrivate *priv = mem->priv;
-#if GST_ZC_HAVE_CUDA
-    if (priv->fence) {
-      gst_zc::DeviceScope scope (priv->device_id);
-      auto *alloc = (GstZcAllocator *) memory->allocator;
-      /* Memory goes back only when no buffer holds it; the GPU may still be
-       * reading it for the last user. Bytes of another owner go back on
-       * the release thread once that is done; our own blocks wait here,
-       * before they are freed. */
-      if (priv->release && priv->fence_pending) {
-        defer_release (alloc, {priv->fence, priv->device_id, priv->release,
-                priv->release_data});
-        priv->release = nullptr;
-      } else if (priv->release) {
-        std::lock_guard < std::mutex > lk (*alloc->lock);
-        alloc->spare_fences->push_back (priv->fence);
-      } else {
-        if (priv->fence_pending)
-          GST_ZC_CUDA_OK (cudaEventSynchronize (priv->fence));
-        GST_ZC_CUDA_OK (cudaEventDestroy (priv->fence));
-      }
-    }
-#endif
-    raw_free (priv);
-    if (priv->release)
-      priv->release (priv->release_data);
-    delete priv;
-  }
-  g_free (mem);
-}
 
 #if GST_ZC_HAVE_CUDA
 /* Device memory seen by the CPU: after the fence, the block is copied into
@@ -661,8 +312,7 @@ static gpointer
 map_device_memory (GstZcMemory * root)
 {
   GstZcMemoryPrivate *priv = root->priv;
-  auto *alloc = (GstZcAllocator *) root->mem.allocator;
-  cudaStream_t ts = alloc->transfer_stream;
+  cudaStream_t ts = priv->transfer_stream;
 
   std::lock_guard < std::mutex > lk (priv->lock);
   gst_zc::DeviceScope scope (priv->device_id);
@@ -690,8 +340,7 @@ static void
 unmap_device_memory (GstZcMemory * root)
 {
   GstZcMemoryPrivate *priv = root->priv;
-  auto *alloc = (GstZcAllocator *) root->mem.allocator;
-  cudaStream_t ts = alloc->transfer_stream;
+  cudaStream_t ts = priv->transfer_stream;
 
   std::lock_guard < std::mutex > lk (priv->lock);
   gst_zc::DeviceScope scope (priv->device_id);
@@ -703,7 +352,7 @@ unmap_device_memory (GstZcMemory * root)
 }
 #endif
 
-static gpointer
+gpointer
 gst_zc_memory_map_full (GstMemory * memory, GstMapInfo * info, gsize)
 {
   auto *mem = (GstZcMemory *) memory;
@@ -726,7 +375,7 @@ gst_zc_memory_map_full (GstMemory * memory, GstMapInfo * info, gsize)
   return root->priv->host;
 }
 
-static void
+void
 gst_zc_memory_unmap_full (GstMemory * memory, GstMapInfo * info)
 {
 #if GST_ZC_HAVE_CUDA
@@ -740,7 +389,7 @@ gst_zc_memory_unmap_full (GstMemory * memory, GstMapInfo * info)
 #endif
 }
 
-static GstMemory *
+GstMemory *
 gst_zc_memory_share (GstMemory * memory, gssize offset, gssize size)
 {
   auto *mem = (GstZcMemory *) memory;
@@ -758,7 +407,7 @@ gst_zc_memory_share (GstMemory * memory, gssize offset, gssize size)
   return GST_MEMORY_CAST (sub);
 }
 
-static gboolean
+gboolean
 gst_zc_memory_is_span (GstMemory * mem1, GstMemory * mem2, gsize * offset)
 {
   if (mem1->parent != mem2->parent || !mem1->parent)
@@ -766,156 +415,6 @@ gst_zc_memory_is_span (GstMemory * mem1, GstMemory * mem2, gsize * offset)
   if (offset)
     *offset = mem1->offset - mem1->parent->offset;
   return mem1->offset + mem1->size == mem2->offset;
-}
-
-static void
-gst_zc_allocator_finalize (GObject * object)
-{
-  auto *self = GST_ZC_ALLOCATOR (object);
-
-#if GST_ZC_HAVE_CUDA
-  if (self->releases) {
-    {
-      std::lock_guard < std::mutex > lk (self->releases->lock);
-      self->releases->stop = true;
-      self->releases->wake.notify_one ();
-    }
-    self->releases->thread.join ();
-    delete self->releases;
-  }
-  if (self->transfer_stream || !self->spare_fences->empty ()) {
-    gst_zc::DeviceScope scope (gst_zc_context_get_device_id (self->context));
-    if (self->transfer_stream)
-      GST_ZC_CUDA_OK (cudaStreamDestroy (self->transfer_stream));
-    for (cudaEvent_t e : *self->spare_fences)
-      GST_ZC_CUDA_OK (cudaEventDestroy (e));
-  }
-  delete self->spare_fences;
-#endif
-  gst_clear_object (&self->context);
-  delete self->lock;
-
-  G_OBJECT_CLASS (gst_zc_allocator_parent_class)->finalize (object);
-}
-
-static void
-gst_zc_allocator_class_init (GstZcAllocatorClass * klass)
-{
-  GObjectClass *gobject_class = G_OBJECT_CLASS (klass);
-  GstAllocatorClass *alloc_class = GST_ALLOCATOR_CLASS (klass);
-
-  gobject_class->finalize = gst_zc_allocator_finalize;
-  alloc_class->alloc = gst_zc_allocator_alloc;
-  alloc_class->free = gst_zc_allocator_free;
-}
-
-static void
-gst_zc_allocator_init (GstZcAllocator * self)
-{
-  GstAllocator *alloc = GST_ALLOCATOR_CAST (self);
-
-  self->lock = new std::mutex;
-#if GST_ZC_HAVE_CUDA
-  self->spare_fences = new std::vector < cudaEvent_t >;
-  self->releases = nullptr;
-#endif
-  alloc->mem_type = GST_ZC_ALLOCATOR_NAME;
-  alloc->mem_map_full = gst_zc_memory_map_full;
-  alloc->mem_unmap_full = gst_zc_memory_unmap_full;
-  alloc->mem_share = gst_zc_memory_share;
-  alloc->mem_is_span = gst_zc_memory_is_span;
-  /* mem_copy stays GStreamer's fallback: it maps (so waits on the fence),
-   * allocates from this allocator and copies on the CPU. */
-}
-
-/**
- * gst_zc_allocator_new:
- * @context: (nullable): the device to allocate for; %NULL opens the first
- *   device (or the CPU backend) on the first allocation
- * @memory_type: the memory to allocate; %GST_ZC_MEMORY_TYPE_AUTO is resolved
- *   for @context's device
- *
- * Returns: (transfer full) (nullable): a new allocator, or %NULL when
- *   @memory_type needs a GPU that @context does not have
- */
-GstAllocator *
-gst_zc_allocator_new (GstZcContext * context, GstZcMemoryType memory_type)
-{
-  g_return_val_if_fail (context == NULL || GST_IS_ZC_CONTEXT (context), NULL);
-
-  g_type_ensure (GST_TYPE_ZC_ALLOCATOR);
-  if (context) {
-    memory_type = gst_zc_context_resolve_memory_type (context, memory_type);
-    if (memory_type != GST_ZC_MEMORY_TYPE_SYSTEM &&
-        !gst_zc_context_has_gpu (context)) {
-      GST_WARNING ("%s memory needs a CUDA device; %s",
-          gst_zc_memory_type_to_string (memory_type),
-          gst_zc_context_get_no_gpu_reason (context));
-      return NULL;
-    }
-  }
-
-  auto *self = (GstZcAllocator *) g_object_new (GST_TYPE_ZC_ALLOCATOR, NULL);
-  gst_object_ref_sink (self);
-  self->memory_type = memory_type;
-  if (context) {
-    self->context = (GstZcContext *) gst_object_ref (context);
-  } else {
-    self->lazy = TRUE;
-  }
-
-  if (context && !ensure_transfer_stream (self)) {
-    gst_object_unref (self);
-    return NULL;
-  }
-  return GST_ALLOCATOR_CAST (self);
-}
-
-/**
- * gst_zc_allocator_get_context:
- * @allocator: a #GstZcAllocator
- *
- * Returns: (transfer none) (nullable): the allocator's context, %NULL for the
- *   default allocator before its first allocation
- */
-GstZcContext *
-gst_zc_allocator_get_context (GstZcAllocator * allocator)
-{
-  g_return_val_if_fail (GST_IS_ZC_ALLOCATOR (allocator), NULL);
-  return allocator->context;
-}
-
-/**
- * gst_zc_allocator_get_memory_type:
- * @allocator: a #GstZcAllocator
- *
- * Returns: the type of memory @allocator hands out
- */
-GstZcMemoryType
-gst_zc_allocator_get_memory_type (GstZcAllocator * allocator)
-{
-  g_return_val_if_fail (GST_IS_ZC_ALLOCATOR (allocator),
-      GST_ZC_MEMORY_TYPE_AUTO);
-  return allocator->memory_type;
-}
-
-/**
- * gst_zc_memory_init_once:
- *
- * Registers the default allocator as #GST_ZC_ALLOCATOR_NAME. It opens the
- * first CUDA device (or the CPU backend) at its first allocation, not here.
- * Safe to call more than once.
- */
-void
-gst_zc_memory_init_once (void)
-{
-  static gsize done = 0;
-  if (g_once_init_enter (&done)) {
-    GstAllocator *alloc = gst_zc_allocator_new (NULL, GST_ZC_MEMORY_TYPE_AUTO);
-    GST_OBJECT_FLAG_SET (alloc, GST_OBJECT_FLAG_MAY_BE_LEAKED);
-    gst_allocator_register (GST_ZC_ALLOCATOR_NAME, alloc);
-    g_once_init_leave (&done, 1);
-  }
 }
 
 /**
@@ -927,7 +426,10 @@ gst_zc_memory_init_once (void)
 gboolean
 gst_is_zc_memory (GstMemory * mem)
 {
-  return mem && mem->allocator && GST_IS_ZC_ALLOCATOR (mem->allocator);
+  /* by the allocator's memory type, as gst_is_dmabuf_memory() does: the
+   * memory unit sits below the allocator's and does not ask for its GType */
+  return mem && mem->allocator &&
+      g_strcmp0 (mem->allocator->mem_type, GST_ZC_ALLOCATOR_NAME) == 0;
 }
 
 /**
@@ -1028,128 +530,3 @@ gst_zc_memory_get_device_id (GstZcMemory * mem)
   return root_of (mem)->priv->device_id;
 }
 
-/**
- * gst_zc_memory_get_context:
- * @mem: (type Gst.Memory): a #GstZcMemory
- *
- * Returns: (transfer none): the context of the allocator of @mem
- */
-GstZcContext *
-gst_zc_memory_get_context (GstZcMemory * mem)
-{
-  g_return_val_if_fail (gst_is_zc_memory ((GstMemory *) mem), NULL);
-  return ((GstZcAllocator *) mem->mem.allocator)->context;
-}
-
-/**
- * gst_zc_allocator_wait_released:
- * @allocator: a #GstZcAllocator
- *
- * Waits until every memory of gst_zc_memory_new_wrapped() that no buffer
- * holds any more has been given back to its owner. Those go back once the
- * GPU work fenced on them is done, on a thread of the allocator; an
- * element that stops calls this so that no frame of its upstream stays
- * held after it.
- */
-void
-gst_zc_allocator_wait_released (GstAllocator * allocator)
-{
-  g_return_if_fail (GST_IS_ZC_ALLOCATOR (allocator));
-#if GST_ZC_HAVE_CUDA
-  auto *self = GST_ZC_ALLOCATOR (allocator);
-  ReleaseQueue *q;
-  {
-    std::lock_guard < std::mutex > alk (*self->lock);
-    q = self->releases;
-  }
-  if (!q)
-    return;
-  std::unique_lock < std::mutex > lk (q->lock);
-  q->drained.wait (lk,[q] {
-        return q->pending.empty () && !q->busy;
-      });
-#endif
-}
-
-/**
- * gst_zc_memory_new_wrapped:
- * @allocator: a #GstZcAllocator of mapped or device memory, with a context
- * @host: (nullable): the CPU address of the bytes (mapped memory), %NULL
- *   for device memory
- * @device: the GPU address of the same bytes, on @allocator's device
- * @size: how many bytes
- * @read_only: whether users may only read the bytes (the memory is then
- *   #GST_MEMORY_FLAG_READONLY)
- * @user_data: passed to @notify
- * @notify: called once no buffer holds the memory and the GPU work fenced
- *   on it is done: the bytes go back to their owner then. When that work
- *   was still running as the last buffer let go, @notify is called on the
- *   allocator's release thread (gst_zc_allocator_wait_released())
- *
- * Wraps bytes that are not this library's allocation but that the GPU can
- * address (host memory registered with CUDA, another library's device
- * memory) as a #GstZcMemory of @allocator's type, with a fence like any
- * other: kernels, copies and CPU maps treat it as their own memory. Its
- * fence event comes from the allocator's spares, so wrapping a frame per
- * frame creates no CUDA object once the first frames have gone.
- *
- * Returns: (transfer full) (nullable): the memory, or %NULL (a CUDA error,
- *   logged; @notify is not called then)
- */
-GstMemory *
-gst_zc_memory_new_wrapped (GstAllocator * allocator, gpointer host,
-    gpointer device, gsize size, gboolean read_only, gpointer user_data,
-    GDestroyNotify notify)
-{
-  g_return_val_if_fail (GST_IS_ZC_ALLOCATOR (allocator), NULL);
-  auto *self = GST_ZC_ALLOCATOR (allocator);
-  g_return_val_if_fail (self->context != NULL, NULL);
-  g_return_val_if_fail (self->memory_type == GST_ZC_MEMORY_TYPE_MAPPED ||
-      self->memory_type == GST_ZC_MEMORY_TYPE_DEVICE, NULL);
-  g_return_val_if_fail ((host != NULL) ==
-      (self->memory_type == GST_ZC_MEMORY_TYPE_MAPPED), NULL);
-  g_return_val_if_fail (device != NULL && notify != NULL, NULL);
-
-#if GST_ZC_HAVE_CUDA
-  auto *priv = new (std::nothrow) GstZcMemoryPrivate;
-  if (!priv)
-    return NULL;
-  priv->type = self->memory_type;
-  priv->device_id = gst_zc_context_get_device_id (self->context);
-  priv->host = (guint8 *) host;
-  priv->device = (guint8 *) device;
-  priv->block_size = size;
-  {
-    std::lock_guard < std::mutex > lk (*self->lock);
-    if (!self->spare_fences->empty ()) {
-      priv->fence = self->spare_fences->back ();
-      self->spare_fences->pop_back ();
-    }
-  }
-  if (!priv->fence) {
-    gst_zc::DeviceScope scope (priv->device_id);
-    if (!scope.ok () ||
-        !GST_ZC_CUDA_OK (cudaEventCreateWithFlags (&priv->fence,
-                cudaEventDisableTiming | cudaEventBlockingSync))) {
-      delete priv;
-      return NULL;
-    }
-  }
-  priv->release = notify;
-  priv->release_data = user_data;
-
-  auto *mem = g_new0 (GstZcMemory, 1);
-  mem->priv = priv;
-  gst_memory_init (GST_MEMORY_CAST (mem), read_only ? GST_MEMORY_FLAG_READONLY :
-      (GstMemoryFlags) 0, allocator, NULL, size, 0, 0, size);
-  GST_LOG_OBJECT (self, "%p: wraps %" G_GSIZE_FORMAT " bytes, host %p "
-      "device %p%s", mem, size, host, device, read_only ? ", read-only" : "");
-  return GST_MEMORY_CAST (mem);
-#else
-  (void) host;
-  (void) size;
-  (void) read_only;
-  (void) user_data;
-  return NULL;
-#endif
-}

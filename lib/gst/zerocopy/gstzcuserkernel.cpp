@@ -25,6 +25,7 @@
 #include <cstring>
 #include <mutex>
 #include <set>
+#include <string>
 #include <unordered_map>
 #include <vector>
 
@@ -46,6 +47,16 @@ ensure_debug_category (void)
         "zero-copy user kernels: NVRTC, caches, launches");
     g_once_init_leave (&once, 1);
   }
+}
+
+static void
+result_init (GstZcGpuResult * r)
+{
+  r->status = GST_ZC_GPU_OK;
+  r->what = "";
+  r->name[0] = '\0';
+  r->detail[0] = '\0';
+  r->staged = 0;
 }
 
 const char *
@@ -77,6 +88,84 @@ gst_zc_kernel_kind_for_path (const char *path)
           ".fatbin.c"))
     return GST_ZC_KERNEL_FATBIN;
   return GST_ZC_KERNEL_SOURCE;
+}
+
+/* The C structs of gstzcuserkernel-private.h as the code below works with
+ * them: the request copied in, the outcome copied out at the end */
+struct Spec
+{
+  GstZcKernelKind kind = GST_ZC_KERNEL_SOURCE;
+  std::string name = "source";
+  std::string text;
+  std::string entry = "process";
+  std::string options;
+  std::string include_dir;
+};
+
+struct Build
+{
+  GstZcUserKernel *kernel = nullptr;
+  GstZcKernelOrigin origin = GST_ZC_KERNEL_ORIGIN_NONE;
+  bool compile_error = false;
+  std::string message;
+  std::string detail;
+  std::string log;
+  std::string target;
+  double ms = 0;
+};
+
+static Spec
+spec_from_c (const GstZcKernelSpec * c)
+{
+  Spec s;
+  s.kind = c->kind;
+  if (c->name)
+    s.name = c->name;
+  if (c->text)
+    s.text.assign (c->text, c->text_size);
+  if (c->entry && *c->entry)
+    s.entry = c->entry;
+  if (c->options)
+    s.options = c->options;
+  if (c->include_dir)
+    s.include_dir = c->include_dir;
+  return s;
+}
+
+static gchar *
+dup_or_null (const std::string & str)
+{
+  return str.empty ()? NULL : g_strdup (str.c_str ());
+}
+
+static Build build_kernel (gint device, const Spec & spec);
+
+gboolean
+gst_zc_user_kernel_build (gint device, const GstZcKernelSpec * spec,
+    GstZcKernelBuild * build)
+{
+  g_return_val_if_fail (spec != NULL && build != NULL, FALSE);
+  ensure_debug_category ();
+
+  Build b = build_kernel (device, spec_from_c (spec));
+  build->kernel = b.kernel;
+  build->origin = b.origin;
+  build->compile_error = b.compile_error;
+  build->message = dup_or_null (b.message);
+  build->detail = dup_or_null (b.detail);
+  build->log = dup_or_null (b.log);
+  g_strlcpy (build->target, b.target.c_str (), sizeof (build->target));
+  build->ms = b.ms;
+  return b.kernel != NULL;
+}
+
+void
+gst_zc_kernel_build_clear (GstZcKernelBuild * build)
+{
+  g_return_if_fail (build != NULL);
+  g_clear_pointer (&build->message, g_free);
+  g_clear_pointer (&build->detail, g_free);
+  g_clear_pointer (&build->log, g_free);
 }
 
 #if GST_ZC_HAVE_CUDA
@@ -434,9 +523,9 @@ join_args (const std::vector < std::string > &args)
 /* Compiles @spec with NVRTC for @target (sm_XX: a cubin, compute_XX: PTX)
  * with @opts into @binary; false with @b's message and log on failure */
 static bool
-compile (const Nvrtc & nv, const GstZcKernelSpec & spec,
+compile (const Nvrtc & nv, const Spec & spec,
     const std::vector < std::string > &opts, bool cubin, std::string * binary,
-    GstZcKernelBuild * b)
+    Build * b)
 {
   const char *header_names[] = { ZC_KERNEL_HEADER_NAME };
   const char *header_texts[] = { zc_kernel_header };
@@ -490,8 +579,7 @@ compile (const Nvrtc & nv, const GstZcKernelSpec & spec,
 
 /* The code for @spec: from the caches, or compiled (and then cached) */
 static bool
-get_code (gint device, const GstZcKernelSpec & spec, std::string * binary,
-    GstZcKernelBuild * b)
+get_code (gint device, const Spec & spec, std::string * binary, Build * b)
 {
   if (spec.kind != GST_ZC_KERNEL_SOURCE) {
     *binary = spec.text;
@@ -628,11 +716,10 @@ get_code (gint device, const GstZcKernelSpec & spec, std::string * binary,
   return true;
 }
 
-GstZcKernelBuild
-gst_zc_user_kernel_build (gint device, const GstZcKernelSpec & spec)
+static Build
+build_kernel (gint device, const Spec & spec)
 {
-  ensure_debug_category ();
-  GstZcKernelBuild b;
+  Build b;
   auto t0 = std::chrono::steady_clock::now ();
   const Driver & d = driver ();
   if (!d.ok) {
@@ -748,62 +835,65 @@ is_sticky (int code)
   }
 }
 
-static GstZcGpuResult
-launch_failure (const char *what, int code, const std::string & text,
-    bool * sticky)
+static gboolean
+launch_failure (GstZcGpuResult * r, const char *what, int code,
+    const std::string & text, gboolean * sticky)
 {
-  GstZcGpuResult r;
-  r.status = GST_ZC_GPU_CUDA_ERROR;
-  r.what = what;
-  r.name = text;
+  r->status = GST_ZC_GPU_CUDA_ERROR;
+  r->what = what;
+  g_strlcpy (r->name, text.c_str (), sizeof (r->name));
   *sticky = is_sticky (code);
-  r.detail = *sticky ? "A kernel faulted on the GPU: CUDA's context on this "
-      "device is lost for the rest of the process (a sticky error), so "
-      "every later CUDA call in this process fails too" : "";
-  return r;
+  g_strlcpy (r->detail, *sticky ? "A kernel faulted on the GPU: CUDA's "
+      "context on this device is lost for the rest of the process (a sticky "
+      "error), so every later CUDA call in this process fails too" : "",
+      sizeof (r->detail));
+  return FALSE;
 }
 
 /* A failed runtime call: the runtime keeps its error as the last one */
-static GstZcGpuResult
-runtime_failure (const char *what, bool * sticky)
+static gboolean
+runtime_failure (GstZcGpuResult * r, const char *what, gboolean * sticky)
 {
   cudaError_t err = cudaGetLastError ();
-  return launch_failure (what, err, std::string (cudaGetErrorName (err)) +
+  return launch_failure (r, what, err, std::string (cudaGetErrorName (err)) +
       ": " + cudaGetErrorString (err), sticky);
 }
 
-GstZcGpuResult
-gst_zc_user_kernel_launch (GstZcUserKernel * k, const GstZcKernelLaunch & l,
-    gpointer stream, bool * sticky)
+gboolean
+gst_zc_user_kernel_launch (GstZcUserKernel * k, const GstZcKernelLaunch * l,
+    gpointer stream, gboolean * sticky, GstZcGpuResult * result)
 {
   const Driver & d = driver ();
-  *sticky = false;
+  result_init (result);
+  *sticky = FALSE;
   gst_zc::DeviceScope scope (k->device);
-  bool in_place = l.in_mem == l.out_mem;
-  if (!scope.ok () || !gst_zc_memory_prepare_gpu (l.in_mem, stream) ||
-      (!in_place && !gst_zc_memory_prepare_gpu (l.out_mem, stream)))
-    return runtime_failure ("Could not order the kernel after the frame's "
-        "fence", sticky);
+  bool in_place = l->in_mem == l->out_mem;
+  if (!scope.ok () || !gst_zc_memory_prepare_gpu (l->in_mem, stream) ||
+      (!in_place && !gst_zc_memory_prepare_gpu (l->out_mem, stream)))
+    return runtime_failure (result, "Could not order the kernel after the "
+        "frame's fence", sticky);
 
   CUresult r;
   {
     ContextScope cs (k->ctx);
-    unsigned gx = (unsigned) ((l.in.width + l.block_w - 1) / l.block_w);
-    unsigned gy = (unsigned) ((l.in.height + l.block_h - 1) / l.block_h);
+    unsigned gx = (unsigned) ((l->in.width + l->block_w - 1) / l->block_w);
+    unsigned gy = (unsigned) ((l->in.height + l->block_h - 1) / l->block_h);
     void *args[] = {
-      (void *) &l.in, (void *) &l.out, (void *) &l.info, (void *) l.params
+      (void *) &l->in, (void *) &l->out, (void *) &l->info,
+      (void *) l->params
     };
-    r = cs.ok ()? d.LaunchKernel (k->function, gx, gy, 1, l.block_w,
-        l.block_h, 1, 0, (CUstream) stream, args, nullptr) :
+    r = cs.ok ()? d.LaunchKernel (k->function, gx, gy, 1, l->block_w,
+        l->block_h, 1, 0, (CUstream) stream, args, nullptr) :
         CUDA_ERROR_INVALID_CONTEXT;
   }
   if (r != CUDA_SUCCESS)
-    return launch_failure ("Could not launch the kernel", r,
+    return launch_failure (result, "Could not launch the kernel", r,
         cu_error_text (r), sticky);
-  if (!gst_zc_memory_set_gpu_fence (l.out_mem, stream) ||
-      (!in_place && !gst_zc_memory_set_gpu_fence (l.in_mem, stream)))
-    return runtime_failure ("Could not record the kernel's fence", sticky);
-  return GstZcGpuResult ();
+  if (!gst_zc_memory_set_gpu_fence (l->out_mem, stream) ||
+      (!in_place && !gst_zc_memory_set_gpu_fence (l->in_mem, stream)))
+    return runtime_failure (result, "Could not record the kernel's fence",
+        sticky);
+  return TRUE;
 }
 
 #else /* !GST_ZC_HAVE_CUDA */
@@ -813,11 +903,10 @@ struct _GstZcUserKernel
   int unused;
 };
 
-GstZcKernelBuild
-gst_zc_user_kernel_build (gint, const GstZcKernelSpec &)
+static Build
+build_kernel (gint, const Spec &)
 {
-  ensure_debug_category ();
-  GstZcKernelBuild b;
+  Build b;
   b.message = "gst-zerocopy was built without the CUDA backend";
   return b;
 }
@@ -834,17 +923,18 @@ gst_zc_user_kernel_max_threads (GstZcUserKernel *)
   return 0;
 }
 
-GstZcGpuResult
-gst_zc_user_kernel_launch (GstZcUserKernel *, const GstZcKernelLaunch &,
-    gpointer, bool * sticky)
+gboolean
+gst_zc_user_kernel_launch (GstZcUserKernel *, const GstZcKernelLaunch *,
+    gpointer, gboolean * sticky, GstZcGpuResult * result)
 {
-  GstZcGpuResult r;
-  *sticky = false;
-  r.status = GST_ZC_GPU_NOT_BUILT;
-  r.what = "User kernel";
-  r.name = "not built";
-  r.detail = "gst-zerocopy was built without the CUDA backend";
-  return r;
+  result_init (result);
+  *sticky = FALSE;
+  result->status = GST_ZC_GPU_NOT_BUILT;
+  result->what = "User kernel";
+  g_strlcpy (result->name, "not built", sizeof (result->name));
+  g_strlcpy (result->detail, "gst-zerocopy was built without the CUDA "
+      "backend", sizeof (result->detail));
+  return FALSE;
 }
 
 #endif /* GST_ZC_HAVE_CUDA */

@@ -6,6 +6,7 @@
 #include <gst/zerocopy/zerocopy-prelude.h>
 #include <gst/zerocopy/gstzcmemorytype.h>
 #include <gst/zerocopy/gstzccontext.h>
+#include <gst/zerocopy/gstzcutils.h>
 #include <gst/zerocopy/gstzcmemory.h>
 #include <gst/zerocopy/gstzcbufferpool.h>
 #include <gst/zerocopy/gstzcforeign.h>

@@ -813,8 +813,7 @@ count_buffers (GstPad *, GstPadProbeInfo *, gpointer user_data)
 static GstBuffer *
 zc_buffer_resized (GstZcContext * ctx, gsize size)
 {
-  GstAllocator *alloc = gst_zc_context_get_allocator (ctx,
-      GST_ZC_MEMORY_TYPE_AUTO);
+  GstAllocator *alloc = gst_zc_allocator_new (ctx, GST_ZC_MEMORY_TYPE_AUTO);
   fail_unless (alloc != NULL);
   GstVideoInfo info;
   gst_video_info_set_format (&info, GST_VIDEO_FORMAT_RGBA, 64, 48);

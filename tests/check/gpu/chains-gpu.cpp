@@ -316,8 +316,7 @@ GST_END_TEST;
 GST_START_TEST (test_device_memory_cpu_map_round_trip)
 {
   GstZcContext *ctx = gst_zc_context_new (-1, NULL);
-  GstAllocator *alloc = gst_zc_context_get_allocator (ctx,
-      GST_ZC_MEMORY_TYPE_DEVICE);
+  GstAllocator *alloc = gst_zc_allocator_new (ctx, GST_ZC_MEMORY_TYPE_DEVICE);
   fail_unless (alloc != NULL);
   GstMemory *mem = gst_allocator_alloc (alloc, 1 << 20, NULL);
   auto *zmem = (GstZcMemory *) mem;

@@ -318,8 +318,7 @@ GST_START_TEST (test_portable_pinned_memory_works_from_both_gpus)
   const gsize size = 1 << 20, off = 4096, len = 65536;
   GstZcContext *ctx0 = gst_zc_context_new (0, NULL);
   fail_unless (ctx0 && gst_zc_context_has_gpu (ctx0));
-  GstAllocator *alloc = gst_zc_context_get_allocator (ctx0,
-      GST_ZC_MEMORY_TYPE_MAPPED);
+  GstAllocator *alloc = gst_zc_allocator_new (ctx0, GST_ZC_MEMORY_TYPE_MAPPED);
   fail_unless (alloc != NULL);
   GstMemory *mem = gst_allocator_alloc (alloc, size, NULL);
   fail_unless (mem != NULL);

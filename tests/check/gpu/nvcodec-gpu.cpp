@@ -28,6 +28,7 @@
 
 #include <gst/app/gstappsink.h>
 #include <gst/zerocopy/gstzcforeign.h>
+#include <gst/zerocopy/gstzcutils.h>
 
 #if GST_ZC_HAVE_GST_CUDA
 #define GST_USE_UNSTABLE_API

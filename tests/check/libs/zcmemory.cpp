@@ -55,7 +55,7 @@ GST_START_TEST (test_context_reports_backend)
 
 GST_END_TEST;
 
-GST_START_TEST (test_context_without_gpu_refuses_gpu_memory)
+GST_START_TEST (test_allocator_new_checks_memory_type_against_device)
 {
   GstZcContext *ctx = new_context ();
 
@@ -66,27 +66,56 @@ GST_START_TEST (test_context_without_gpu_refuses_gpu_memory)
       GST_ZC_MEMORY_TYPE_SYSTEM
     };
     for (GstZcMemoryType t:types) {
-      GstAllocator *a = gst_zc_context_get_allocator (ctx, t);
+      GstAllocator *a = gst_zc_allocator_new (ctx, t);
       fail_unless (a != NULL, "no allocator for %s",
           gst_zc_memory_type_to_string (t));
       gst_object_unref (a);
     }
+    fail_unless (gst_zc_context_can_map_host_memory (ctx));
   } else {
-    fail_unless (gst_zc_context_get_allocator (ctx,
-            GST_ZC_MEMORY_TYPE_MAPPED) == NULL);
-    fail_unless (gst_zc_context_get_allocator (ctx,
-            GST_ZC_MEMORY_TYPE_MANAGED) == NULL);
+    /* Without a GPU only system memory, whichever way it is asked for */
     fail_unless (gst_zc_allocator_new (ctx, GST_ZC_MEMORY_TYPE_MAPPED) == NULL);
+    fail_unless (gst_zc_allocator_new (ctx,
+            GST_ZC_MEMORY_TYPE_MANAGED) == NULL);
+    fail_unless (gst_zc_allocator_new (ctx, GST_ZC_MEMORY_TYPE_DEVICE) == NULL);
     fail_unless (gst_zc_buffer_pool_new (ctx,
             GST_ZC_MEMORY_TYPE_MANAGED) == NULL);
-    GstAllocator *a = gst_zc_context_get_allocator (ctx,
-        GST_ZC_MEMORY_TYPE_AUTO);
+    fail_if (gst_zc_context_can_map_host_memory (ctx));
+    GstAllocator *a = gst_zc_allocator_new (ctx, GST_ZC_MEMORY_TYPE_AUTO);
     fail_unless (a != NULL);
     fail_unless_equals_int (gst_zc_allocator_get_memory_type
         (GST_ZC_ALLOCATOR (a)), GST_ZC_MEMORY_TYPE_SYSTEM);
     gst_object_unref (a);
   }
   gst_object_unref (ctx);
+}
+
+GST_END_TEST;
+
+/* Transfer full: each call makes an object of its own, which the caller
+ * holds alone, and which holds the context */
+GST_START_TEST (test_allocator_new_returns_new_object)
+{
+  GstZcContext *ctx = new_context ();
+  GstAllocator *a = gst_zc_allocator_new (ctx, GST_ZC_MEMORY_TYPE_AUTO);
+  GstAllocator *b = gst_zc_allocator_new (ctx, GST_ZC_MEMORY_TYPE_AUTO);
+
+  fail_unless (a != NULL && b != NULL);
+  fail_if (a == b);
+  fail_if (g_object_is_floating (a));
+  ASSERT_OBJECT_REFCOUNT (a, "allocator", 1);
+  ASSERT_OBJECT_REFCOUNT (b, "allocator", 1);
+  fail_unless (gst_zc_allocator_get_context (GST_ZC_ALLOCATOR (a)) == ctx);
+
+  /* the context lives while an allocator does */
+  gst_object_unref (ctx);
+  GstMemory *mem = gst_allocator_alloc (a, 4096, NULL);
+  fail_unless (mem != NULL);
+  fail_unless (gst_zc_memory_get_context ((GstZcMemory *) mem) ==
+      gst_zc_allocator_get_context (GST_ZC_ALLOCATOR (a)));
+  gst_memory_unref (mem);
+  gst_object_unref (b);
+  gst_object_unref (a);
 }
 
 GST_END_TEST;
@@ -687,7 +716,8 @@ zcmemory_suite (void)
   suite_add_tcase (s, tc);
   tcase_set_timeout (tc, 120);
   tcase_add_test (tc, test_context_reports_backend);
-  tcase_add_test (tc, test_context_without_gpu_refuses_gpu_memory);
+  tcase_add_test (tc, test_allocator_new_checks_memory_type_against_device);
+  tcase_add_test (tc, test_allocator_new_returns_new_object);
   tcase_add_test (tc, test_context_nonexistent_device);
   tcase_add_test (tc, test_context_travels_in_gst_context);
   tcase_add_test (tc, test_memory_type_enum_nicks);

@@ -1,0 +1,69 @@
+/* gst-zerocopy
+ * SPDX-License-Identifier: LGPL-2.1-or-later
+ *
+ * What the allocator (gstzcallocator.cpp) and the memory object
+ * (gstzcmemory.cpp) share: the memory's private state, its raw block and
+ * the GstMemory vfuncs the allocator installs. The allocator calls into the
+ * memory unit, never the other way round. Not installed.
+ */
+#pragma once
+
+#include <gst/zerocopy/gstzcmemory.h>
+#include "gstzccuda-private.h"
+
+#include <mutex>
+
+/* "zcmemory", for both units: defined by the memory unit, initialised with
+ * the allocator's type, which every memory's existence implies */
+GST_DEBUG_CATEGORY_EXTERN (gst_zc_memory_debug);
+
+struct _GstZcMemoryPrivate
+{
+  GstZcMemoryType type = GST_ZC_MEMORY_TYPE_SYSTEM;
+  gint device_id = -1;
+  gboolean concurrent_managed = FALSE;
+  void *alloc_base = nullptr;   /* what the allocation call returned */
+  guint8 *host = nullptr;       /* start of the GstMemory block (maxsize) */
+  guint8 *device = nullptr;     /* the GPU's address of host[0] */
+  gsize block_size = 0;
+  std::mutex lock;
+#if GST_ZC_HAVE_CUDA
+  cudaEvent_t fence = nullptr;
+  bool fence_pending = false;
+  bool on_gpu = false;          /* managed, prefetched to the GPU */
+  void *staging = nullptr;      /* device memory: pinned CPU view */
+  /* the allocator's, for CPU maps' transfers; the allocator outlives its
+   * memories (each holds a reference to it) */
+  cudaStream_t transfer_stream = nullptr;
+#endif
+  /* Wrapped memory (gst_zc_memory_new_wrapped()): no allocation of ours;
+   * @release gives the bytes back to their owner once the fence is done */
+  GDestroyNotify release = nullptr;
+  gpointer release_data = nullptr;
+};
+
+G_BEGIN_DECLS
+
+/* Allocates @bytes of @priv->type on @priv->device_id into
+ * @priv->alloc_base; FALSE on failure (logged) */
+G_GNUC_INTERNAL
+gboolean gst_zc_memory_alloc_block (GstZcMemoryPrivate * priv, gsize bytes);
+
+/* Frees what gst_zc_memory_alloc_block() and CPU maps allocated */
+G_GNUC_INTERNAL
+void gst_zc_memory_free_block (GstZcMemoryPrivate * priv);
+
+/* The GstAllocator vfuncs of a #GstZcMemory */
+G_GNUC_INTERNAL
+gpointer gst_zc_memory_map_full (GstMemory * memory, GstMapInfo * info,
+    gsize maxsize);
+G_GNUC_INTERNAL
+void gst_zc_memory_unmap_full (GstMemory * memory, GstMapInfo * info);
+G_GNUC_INTERNAL
+GstMemory * gst_zc_memory_share (GstMemory * memory, gssize offset,
+    gssize size);
+G_GNUC_INTERNAL
+gboolean gst_zc_memory_is_span (GstMemory * mem1, GstMemory * mem2,
+    gsize * offset);
+
+G_END_DECLS
