@@ -92,6 +92,8 @@
 #endif
 
 #include "gstzcfilter.h"
+#include "gstzcallocation.h"
+#include "gstzcframecopy.h"
 #include "gstzcpendingeffects.h"
 #include "zcfilterexec.h"
 #include "zcfilterplan.h"
