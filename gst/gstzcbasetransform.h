@@ -1,5 +1,8 @@
 /* gst-zerocopy
  * SPDX-License-Identifier: LGPL-2.1-or-later
+ *
+ * GstZcBaseTransform, the base class of zcupload, zcfilter, zcdownload and
+ * zckernel (gstzcbasetransform.cpp), and what their pads' caps share.
  */
 #pragma once
 
@@ -53,66 +56,74 @@ struct _GstZcBaseTransformClass
   gboolean needs_gpu;
 };
 
-/* Valid from start() to stop() */
+/* The device and the negotiated frames: valid from start() to stop() */
 GstZcContext * gst_zc_base_transform_get_context (GstZcBaseTransform * self);
 gpointer gst_zc_base_transform_get_stream (GstZcBaseTransform * self);
 gboolean gst_zc_base_transform_uses_gpu (GstZcBaseTransform * self);
-GstZcMemoryType gst_zc_base_transform_get_memory_type (GstZcBaseTransform * self);
-GstZcMemoryType gst_zc_base_transform_get_pool_memory_type (GstZcBaseTransform * self);
-const GstVideoInfo * gst_zc_base_transform_get_in_info (GstZcBaseTransform * self);
-const GstVideoInfo * gst_zc_base_transform_get_out_info (GstZcBaseTransform * self);
+const GstVideoInfo * gst_zc_base_transform_get_in_info (GstZcBaseTransform *
+    self);
+const GstVideoInfo * gst_zc_base_transform_get_out_info (GstZcBaseTransform *
+    self);
 
-void gst_zc_base_transform_count_buffer (GstZcBaseTransform * self,
-    gsize bytes_copied);
-void gst_zc_base_transform_count_staged (GstZcBaseTransform * self,
-    gsize bytes);
+/* The rest of the base class has a header per unit, for the elements to
+ * include as they need them:
+ *  gstzcallocation.h  the memory type, the pools, the ALLOCATION query
+ *  gstzcframecopy.h   input checks, frame copies, foreign memory, and the
+ *                     per-frame counters the stats property reads
+ *  gstzcvideoplane.h  plane geometry as kernels and copies see it
+ * Below, inline because they hold no state: caps helpers and a class
+ * function. */
 
-GstBufferPool * gst_zc_base_transform_new_pool (GstZcBaseTransform * self,
-    GstCaps * caps, guint min_buffers, GstZcMemoryType memory_type,
-    gboolean video_meta);
-gboolean gst_zc_base_transform_decide_zc_pool (GstZcBaseTransform * self,
-    GstQuery * query, GstZcMemoryType wanted, GstZcMemoryType fallback);
-gboolean gst_zc_base_transform_propose_zc_pool (GstZcBaseTransform * self,
-    GstQuery * query, GstZcMemoryType memory_type, gboolean video_meta);
-gboolean gst_zc_base_transform_wants_video_meta (GstQuery * decide_query);
-GstBufferPool * gst_zc_base_transform_new_cuda_pool (GstZcBaseTransform * self,
-    GstCaps * caps, guint min, guint max, guint * size);
+/**
+ * gst_zc_caps_is_cuda_memory:
+ *
+ * Returns: whether the first structure of @caps has the memory:CUDAMemory
+ *   feature of GStreamer's CUDA elements
+ */
+static inline gboolean
+gst_zc_caps_is_cuda_memory (GstCaps * caps)
+{
+  if (!caps || gst_caps_is_empty (caps) || gst_caps_is_any (caps))
+    return FALSE;
+  GstCapsFeatures *f = gst_caps_get_features (caps, 0);
+  return f && gst_caps_features_contains (f,
+      GST_CAPS_FEATURE_MEMORY_CUDA_MEMORY_NVCODEC);
+}
 
-/* Class functions for subclasses to install (see their docs) */
-gboolean gst_zc_base_transform_decide_zc_output (GstBaseTransform * trans,
-    GstQuery * query);
-void gst_zc_base_transform_sync_controlled_values (GstBaseTransform * trans,
-    GstBuffer * buffer);
+/* Copies of @caps with every structure's features set to @feature alone
+ * (NULL: system memory). */
+static inline GstCaps *
+gst_zc_caps_with_feature (GstCaps * caps, const gchar * feature)
+{
+  GstCaps *res = gst_caps_new_empty ();
+  guint n = gst_caps_get_size (caps);
 
-GstFlowReturn gst_zc_base_transform_check_input (GstZcBaseTransform * self,
-    GstBuffer * inbuf);
+  for (guint i = 0; i < n; i++) {
+    GstCapsFeatures *f = gst_caps_get_features (caps, i);
+    if (f && gst_caps_features_is_any (f))
+      continue;
+    GstStructure *s = gst_structure_copy (gst_caps_get_structure (caps, i));
+    GstCapsFeatures *nf = feature ? gst_caps_features_new_single (feature) :
+        gst_caps_features_new_empty ();
+    res = gst_caps_merge_structure_full (res, s, nf);
+  }
+  return res;
+}
 
-GstFlowReturn gst_zc_base_transform_copy_frame (GstZcBaseTransform * self,
-    GstBuffer * inbuf, GstBuffer * outbuf);
-
-GstCaps * gst_zc_caps_with_feature (GstCaps * caps, const gchar * feature);
-
-/* memory:CUDAMemory (GStreamer's CUDA elements) and foreign host memory */
-gboolean gst_zc_caps_is_cuda_memory (GstCaps * caps);
-gboolean gst_zc_base_transform_in_cuda_memory (GstZcBaseTransform * self);
-gboolean gst_zc_base_transform_out_cuda_memory (GstZcBaseTransform * self);
-GstAllocator * gst_zc_base_transform_get_wrap_allocator (GstZcBaseTransform * self,
-    GstZcMemoryType memory_type);
-void gst_zc_base_transform_count_adopted (GstZcBaseTransform * self,
-    gsize registered);
-GstBuffer * gst_zc_base_transform_import_output (GstZcBaseTransform * self,
-    GstBuffer * outbuf);
-GstFlowReturn gst_zc_base_transform_release_output (GstZcBaseTransform * self,
-    GstBuffer * view);
-
-gboolean gst_zc_buffer_is_device_memory (GstBuffer * buf);
-gboolean gst_zc_buffer_gpu_writable (GstBuffer * buf);
-GstZcMemory * gst_zc_buffer_gpu_memory (GstBuffer * buf, gint device);
-
-/* Plane geometry as kernels and copies see it */
-void gst_zc_video_plane_layout (GstBuffer * buf, const GstVideoInfo * info,
-    guint plane, gsize * offset, gsize * stride);
-guint32 gst_zc_video_plane_row_bytes (const GstVideoInfo * info, guint plane);
-guint32 gst_zc_video_plane_rows (const GstVideoInfo * info, guint plane);
+/**
+ * gst_zc_base_transform_sync_controlled_values:
+ *
+ * A before_transform for elements with controllable properties: controller
+ * bindings follow the stream time of each frame, as in videobalance.
+ */
+static inline void
+gst_zc_base_transform_sync_controlled_values (GstBaseTransform * trans,
+    GstBuffer * buffer)
+{
+  GstClockTime ts = gst_segment_to_stream_time (&trans->segment,
+      GST_FORMAT_TIME, GST_BUFFER_PTS (buffer));
+  if (GST_CLOCK_TIME_IS_VALID (ts))
+    gst_object_sync_values (GST_OBJECT (trans), ts);
+}
 
 G_END_DECLS

@@ -36,6 +36,8 @@
 #endif
 
 #include "gstzcdownload.h"
+#include "gstzcallocation.h"
+#include "gstzcframecopy.h"
 
 GST_DEBUG_CATEGORY_STATIC (gst_zc_download_debug);
 #define GST_CAT_DEFAULT gst_zc_download_debug

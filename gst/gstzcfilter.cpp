@@ -92,14 +92,15 @@
 #endif
 
 #include "gstzcfilter.h"
+#include "gstzcfilter-private.h"
+#include "gstzcallocation.h"
+#include "gstzcframecopy.h"
 #include "gstzcpendingeffects.h"
-#include "zcfilterexec.h"
-#include "zcfilterplan.h"
+#include "zcfilterproperties.h"
 
 #include <initializer_list>
-#include <mutex>
 
-GST_DEBUG_CATEGORY_STATIC (gst_zc_filter_debug);
+GST_DEBUG_CATEGORY (gst_zc_filter_debug);
 #define GST_CAT_DEFAULT gst_zc_filter_debug
 
 using zcfilter::FramePlan;
@@ -119,29 +120,8 @@ static GstStaticPadTemplate src_template = GST_STATIC_PAD_TEMPLATE ("src",
         (GST_CAPS_FEATURE_MEMORY_CUDA_ZERO_COPY, GST_ZC_FORMATS)
         GST_ZC_CUDA_MEMORY_CAPS));
 
-enum
-{
-  PROP_0,
-  PROP_METHOD,
-  PROP_ADD_BORDERS,
-  PROP_CROP_LEFT,
-  PROP_CROP_RIGHT,
-  PROP_CROP_TOP,
-  PROP_CROP_BOTTOM,
-  PROP_VIDEO_DIRECTION,
-  PROP_BRIGHTNESS,
-  PROP_CONTRAST,
-  PROP_SATURATION,
-  PROP_HUE,
-  PROP_GAMMA,
-  PROP_INVERT,
-  PROP_GRAYSCALE,
-  PROP_BLUR_SIGMA,
-  PROP_SHARPEN,
-  PROP_EDGES,
-  PROP_N_THREADS,
-};
-
+/* The properties' ids, and the fields of Settings they set, are in
+ * zcfilterproperties.h */
 #define DEFAULT_METHOD ZC_FILTER_DEFAULT_METHOD
 #define DEFAULT_ADD_BORDERS ZC_FILTER_DEFAULT_ADD_BORDERS
 #define DEFAULT_CROP 0
@@ -156,65 +136,6 @@ enum
 #define DEFAULT_BLUR_SIGMA ZC_FILTER_DEFAULT_BLUR_SIGMA
 #define DEFAULT_SHARPEN ZC_FILTER_DEFAULT_SHARPEN
 #define DEFAULT_EDGES FALSE
-
-#define GST_TYPE_ZC_FILTER_METHOD (gst_zc_filter_method_get_type ())
-static GType
-gst_zc_filter_method_get_type (void)
-{
-  static GType type = 0;
-  static const GEnumValue values[] = {
-    {GST_ZC_FILTER_METHOD_NEAREST, "Nearest neighbour: the source pixel "
-          "under the centre of each output pixel", "nearest-neighbour"},
-    {GST_ZC_FILTER_METHOD_BILINEAR, "Bilinear: 2 taps when enlarging, an "
-          "averaging triangle when shrinking (videoscale's bilinear); "
-          "shrinks at most 64 times per axis", "bilinear"},
-    {GST_ZC_FILTER_METHOD_BICUBIC, "Bicubic: Mitchell-Netravali cubic, "
-          "B = C = 1/3 (videoscale's mitchell); shrinks at most 64 times per "
-          "axis", "bicubic"},
-    {0, NULL, NULL},
-  };
-  if (g_once_init_enter (&type)) {
-    GType t = g_enum_register_static ("GstZcFilterMethod", values);
-    g_once_init_leave (&type, t);
-  }
-  return type;
-}
-
-struct GstZcFilterPrivate
-{
-  std::mutex lock;              /* guards settings and fixated */
-  Settings settings;
-  /* the geometry the last caps fixation used: set_info takes it, so that
-   * frames use the crop and orientation their caps were made for */
-  Geometry fixated;
-  bool have_fixated = false;
-
-  /* streaming thread only */
-  zcfilter::FramePlanner planner;
-  bool configured = false;
-  /* the plan of the frame between prepare_output_buffer and transform */
-  FramePlan plan;
-  bool have_plan = false;
-  std::unique_ptr < zcfilter::FrameExecutor > cpu;
-  std::unique_ptr < zcfilter::FrameExecutor > cuda;
-  /* CPU backend chains (gstzcpendingeffects.h): the next zcfilter takes
-   * the point effects this one leaves on a frame (decide_allocation) */
-  bool hand_on = false;
-  /* the frame between prepare_output_buffer and transform: its point
-   * effects were left to the next zcfilter; the steps it runs */
-  bool handed_on = false;
-  zc::ConvertParams steps[zc::kMaxEffectSteps];
-  zcfilter::EffectsChain chain;
-  /* output frames for the frames that leave passthrough before the next
-   * negotiation gives the element its output pool */
-  GstBufferPool *standby = nullptr;
-};
-
-struct _GstZcFilter
-{
-  GstZcBaseTransform parent;
-  GstZcFilterPrivate *priv;
-};
 
 static void gst_zc_filter_video_direction_init (GstVideoDirectionInterface *
     iface);
@@ -232,13 +153,6 @@ gst_zc_filter_video_direction_init (GstVideoDirectionInterface *)
   /* the interface is its "video-direction" property, installed below */
 }
 
-static Settings
-settings_snapshot (GstZcFilter * self)
-{
-  std::lock_guard < std::mutex > lk (self->priv->lock);
-  return self->priv->settings;
-}
-
 /* ---- properties ------------------------------------------------------------ */
 
 static void
@@ -253,64 +167,9 @@ gst_zc_filter_set_property (GObject * object, guint prop_id,
     std::lock_guard < std::mutex > lk (priv->lock);
     Settings & s = priv->settings;
     Geometry before = s.geometry ();
-    switch (prop_id) {
-      case PROP_METHOD:
-        s.method = (GstZcFilterMethod) g_value_get_enum (value);
-        break;
-      case PROP_ADD_BORDERS:
-        s.add_borders = g_value_get_boolean (value);
-        break;
-      case PROP_CROP_LEFT:
-        s.crop_left = g_value_get_int (value);
-        break;
-      case PROP_CROP_RIGHT:
-        s.crop_right = g_value_get_int (value);
-        break;
-      case PROP_CROP_TOP:
-        s.crop_top = g_value_get_int (value);
-        break;
-      case PROP_CROP_BOTTOM:
-        s.crop_bottom = g_value_get_int (value);
-        break;
-      case PROP_VIDEO_DIRECTION:
-        s.direction = (GstVideoOrientationMethod) g_value_get_enum (value);
-        break;
-      case PROP_BRIGHTNESS:
-        s.brightness = g_value_get_double (value);
-        break;
-      case PROP_CONTRAST:
-        s.contrast = g_value_get_double (value);
-        break;
-      case PROP_SATURATION:
-        s.saturation = g_value_get_double (value);
-        break;
-      case PROP_HUE:
-        s.hue = g_value_get_double (value);
-        break;
-      case PROP_GAMMA:
-        s.gamma = g_value_get_double (value);
-        break;
-      case PROP_INVERT:
-        s.invert = g_value_get_boolean (value);
-        break;
-      case PROP_GRAYSCALE:
-        s.grayscale = g_value_get_boolean (value);
-        break;
-      case PROP_BLUR_SIGMA:
-        s.blur_sigma = g_value_get_double (value);
-        break;
-      case PROP_SHARPEN:
-        s.sharpen = g_value_get_double (value);
-        break;
-      case PROP_EDGES:
-        s.edges = g_value_get_boolean (value);
-        break;
-      case PROP_N_THREADS:
-        s.n_threads = g_value_get_uint (value);
-        break;
-      default:
-        G_OBJECT_WARN_INVALID_PROPERTY_ID (object, prop_id, pspec);
-        return;
+    if (!zcfilter::set_property (s, prop_id, value)) {
+      G_OBJECT_WARN_INVALID_PROPERTY_ID (object, prop_id, pspec);
+      return;
     }
     geometry_changed = s.geometry () != before;
   }
@@ -328,67 +187,8 @@ gst_zc_filter_get_property (GObject * object, guint prop_id, GValue * value,
 {
   auto *priv = GST_ZC_FILTER (object)->priv;
   std::lock_guard < std::mutex > lk (priv->lock);
-  const Settings & s = priv->settings;
-
-  switch (prop_id) {
-    case PROP_METHOD:
-      g_value_set_enum (value, s.method);
-      break;
-    case PROP_ADD_BORDERS:
-      g_value_set_boolean (value, s.add_borders);
-      break;
-    case PROP_CROP_LEFT:
-      g_value_set_int (value, s.crop_left);
-      break;
-    case PROP_CROP_RIGHT:
-      g_value_set_int (value, s.crop_right);
-      break;
-    case PROP_CROP_TOP:
-      g_value_set_int (value, s.crop_top);
-      break;
-    case PROP_CROP_BOTTOM:
-      g_value_set_int (value, s.crop_bottom);
-      break;
-    case PROP_VIDEO_DIRECTION:
-      g_value_set_enum (value, s.direction);
-      break;
-    case PROP_BRIGHTNESS:
-      g_value_set_double (value, s.brightness);
-      break;
-    case PROP_CONTRAST:
-      g_value_set_double (value, s.contrast);
-      break;
-    case PROP_SATURATION:
-      g_value_set_double (value, s.saturation);
-      break;
-    case PROP_HUE:
-      g_value_set_double (value, s.hue);
-      break;
-    case PROP_GAMMA:
-      g_value_set_double (value, s.gamma);
-      break;
-    case PROP_INVERT:
-      g_value_set_boolean (value, s.invert);
-      break;
-    case PROP_GRAYSCALE:
-      g_value_set_boolean (value, s.grayscale);
-      break;
-    case PROP_BLUR_SIGMA:
-      g_value_set_double (value, s.blur_sigma);
-      break;
-    case PROP_SHARPEN:
-      g_value_set_double (value, s.sharpen);
-      break;
-    case PROP_EDGES:
-      g_value_set_boolean (value, s.edges);
-      break;
-    case PROP_N_THREADS:
-      g_value_set_uint (value, s.n_threads);
-      break;
-    default:
-      G_OBJECT_WARN_INVALID_PROPERTY_ID (object, prop_id, pspec);
-      break;
-  }
+  if (!zcfilter::get_property (priv->settings, prop_id, value))
+    G_OBJECT_WARN_INVALID_PROPERTY_ID (object, prop_id, pspec);
 }
 
 /* ---- caps ------------------------------------------------------------------ */
@@ -507,15 +307,6 @@ gst_zc_filter_fixate_caps (GstBaseTransform * trans, GstPadDirection direction,
   return othercaps;
 }
 
-static void
-drop_standby (GstZcFilterPrivate * priv)
-{
-  if (priv->standby) {
-    gst_buffer_pool_set_active (priv->standby, FALSE);
-    gst_clear_object (&priv->standby);
-  }
-}
-
 static gboolean
 gst_zc_filter_set_info (GstZcBaseTransform * base, GstCaps * incaps,
     GstVideoInfo * in_info, GstCaps * outcaps, GstVideoInfo * out_info)
@@ -536,7 +327,7 @@ gst_zc_filter_set_info (GstZcBaseTransform * base, GstCaps * incaps,
       &error);
   priv->have_plan = false;
   priv->hand_on = false;        /* until decide_allocation says */
-  drop_standby (priv);
+  gst_zc_filter_drop_standby (priv);
   if (priv->cpu)
     priv->cpu->reset ();
   if (priv->cuda)
@@ -601,40 +392,6 @@ gst_zc_filter_propose_allocation (GstBaseTransform * trans,
   return TRUE;
 }
 
-/* Whether the frames this element pushes go to a zcfilter that works on
- * them, with nothing that reads or writes their pixels in between (a
- * capsfilter, a queue or a zcfilter in passthrough passes them as they
- * are). Elements that pass any meta on in the ALLOCATION query without
- * looking (textoverlay, for one) must not come between a frame's point
- * effects and the zcfilter that runs them. */
-static bool
-next_is_zcfilter (GstZcFilter * self)
-{
-  GstPad *pad = GST_BASE_TRANSFORM_SRC_PAD (self);
-  gst_object_ref (pad);
-  bool found = false;
-  for (int hop = 0; hop < 8 && pad && !found; hop++) {
-    GstPad *peer = gst_pad_get_peer (pad);
-    gst_clear_object (&pad);
-    if (!peer)
-      break;
-    GstElement *next = gst_pad_get_parent_element (peer);
-    gst_object_unref (peer);
-    if (!next)
-      break;
-    const gchar *type = G_OBJECT_TYPE_NAME (next);
-    if (GST_IS_ZC_FILTER (next) &&
-        !gst_base_transform_is_passthrough (GST_BASE_TRANSFORM (next)))
-      found = true;
-    else if (GST_IS_ZC_FILTER (next) || g_str_equal (type, "GstCapsFilter")
-        || g_str_equal (type, "GstQueue"))
-      pad = gst_element_get_static_pad (next, "src");
-    gst_object_unref (next);
-  }
-  gst_clear_object (&pad);
-  return found;
-}
-
 static gboolean
 gst_zc_filter_decide_allocation (GstBaseTransform * trans, GstQuery * query)
 {
@@ -644,7 +401,8 @@ gst_zc_filter_decide_allocation (GstBaseTransform * trans, GstQuery * query)
     return FALSE;
   self->priv->hand_on = !gst_zc_base_transform_uses_gpu (base) &&
       gst_query_find_allocation_meta (query,
-      GST_ZC_PENDING_EFFECTS_META_API_TYPE, NULL) && next_is_zcfilter (self);
+      GST_ZC_PENDING_EFFECTS_META_API_TYPE, NULL) &&
+      gst_zc_filter_next_is_zcfilter (self);
   GST_DEBUG_OBJECT (self, "point effects %s to the next zcfilter",
       self->priv->hand_on ? "left" : "not left");
   return TRUE;
@@ -667,193 +425,8 @@ gst_zc_filter_transform_meta (GstBaseTransform * trans, GstBuffer * outbuf,
 
 /* ---- per frame ------------------------------------------------------------- */
 
-/* An output frame for a frame that must be transformed while the element
- * is still negotiated for passthrough (which has no output pool) */
-static GstFlowReturn
-acquire_standby (GstZcFilter * self, GstBuffer * inbuf, GstBuffer ** outbuf)
-{
-  auto *priv = self->priv;
-  auto *trans = GST_BASE_TRANSFORM (self);
-  auto *base = GST_ZC_BASE_TRANSFORM (self);
-  if (!priv->standby) {
-    GstCaps *caps = gst_pad_get_current_caps (GST_BASE_TRANSFORM_SRC_PAD
-        (trans));
-    if (caps && gst_zc_caps_is_cuda_memory (caps)) {
-      priv->standby = gst_zc_base_transform_new_cuda_pool (base, caps, 2, 0,
-          NULL);
-    } else if (caps) {
-      priv->standby = gst_zc_base_transform_new_pool (base, caps, 2,
-          gst_zc_base_transform_get_memory_type (base), TRUE);
-    }
-    gst_clear_caps (&caps);
-    if (priv->standby && !gst_buffer_pool_set_active (priv->standby, TRUE))
-      gst_clear_object (&priv->standby);
-    if (!priv->standby) {
-      GST_ELEMENT_ERROR (self, RESOURCE, NO_SPACE_LEFT,
-          ("Could not create a buffer pool for the output"), (NULL));
-      return GST_FLOW_ERROR;
-    }
-  }
-  GstFlowReturn ret = gst_buffer_pool_acquire_buffer (priv->standby, outbuf,
-      NULL);
-  if (ret == GST_FLOW_OK)
-    GST_BASE_TRANSFORM_GET_CLASS (trans)->copy_metadata (trans, inbuf,
-        *outbuf);
-  return ret;
-}
-
-/* One snapshot of the settings, one plan per frame: the passthrough, in
- * place and pass decisions below and the passes in transform() all follow
- * it, so a property changed meanwhile from another thread takes the next
- * frame, whole. */
-static GstFlowReturn
-gst_zc_filter_prepare_output_buffer (GstBaseTransform * trans,
-    GstBuffer * inbuf, GstBuffer ** outbuf)
-{
-  auto *self = GST_ZC_FILTER (trans);
-  auto *priv = self->priv;
-  auto *base = GST_ZC_BASE_TRANSFORM (trans);
-
-  priv->have_plan = false;
-  if (!priv->configured) {
-    GST_ELEMENT_ERROR (self, CORE, NEGOTIATION, ("No caps were negotiated"),
-        (NULL));
-    return GST_FLOW_NOT_NEGOTIATED;
-  }
-  GstFlowReturn ret = gst_zc_base_transform_check_input (base, inbuf);
-  if (ret != GST_FLOW_OK)
-    return ret;
-
-  /* A renegotiation that left the caps as they were (a crop or orientation
-   * changed and changed back, an orientation that keeps the size) does not
-   * call set_info(): the geometry its fixation used takes effect here */
-  Geometry fixated;
-  bool refixated = false;
-  {
-    std::lock_guard < std::mutex > lk (priv->lock);
-    if (priv->have_fixated) {
-      fixated = priv->fixated;
-      refixated = fixated != priv->planner.geometry ();
-      priv->have_fixated = false;
-    }
-  }
-  Settings s = settings_snapshot (self);
-  std::string error;
-  if (refixated) {
-    GstVideoInfo in_info = *priv->planner.in_info ();
-    GstVideoInfo out_info = *priv->planner.out_info ();
-    GST_DEBUG_OBJECT (self, "same caps, new geometry: crop %d/%d/%d/%d, "
-        "direction %d", fixated.crop_left, fixated.crop_right,
-        fixated.crop_top, fixated.crop_bottom, fixated.direction);
-    if (!priv->planner.configure (&in_info, &out_info, fixated, s.method,
-            &error)) {
-      GST_ELEMENT_ERROR (self, CORE, NEGOTIATION, ("%s", error.c_str ()),
-          (NULL));
-      return GST_FLOW_NOT_NEGOTIATED;
-    }
-  }
-  if (!priv->planner.plan (s, gst_buffer_get_video_crop_meta (inbuf),
-          &priv->plan, &error)) {
-    GST_ELEMENT_ERROR (self, STREAM, FAILED, ("%s", error.c_str ()), (NULL));
-    return GST_FLOW_ERROR;
-  }
-  const FramePlan & plan = priv->plan;
-  bool out_cuda = gst_zc_base_transform_out_cuda_memory (base);
-  bool passthrough = gst_base_transform_is_passthrough (trans);
-
-  /* CPU backend chains: point effects upstream zcfilters left on the
-   * frame, and this frame's own when it needs nothing else */
-  priv->handed_on = false;
-  priv->chain = zcfilter::EffectsChain ();
-  const GstVideoInfo *in_info = priv->planner.in_info ();
-  GstZcPendingEffectsMeta *pending =
-      gst_buffer_get_zc_pending_effects_meta (inbuf);
-  if (pending && (pending->format != GST_VIDEO_INFO_FORMAT (in_info) ||
-          pending->width != GST_VIDEO_INFO_WIDTH (in_info) ||
-          pending->height != GST_VIDEO_INFO_HEIGHT (in_info))) {
-    GST_ELEMENT_ERROR (self, STREAM, FAILED,
-        ("Point effects left by an upstream zcfilter are for another frame "
-            "(%s %dx%d) than this element's input", gst_video_format_to_string
-            (pending->format), pending->width, pending->height), (NULL));
-    return GST_FLOW_ERROR;
-  }
-  if (pending && plan.pass == Pass::IDENTITY &&
-      (passthrough ? next_is_zcfilter (self) : priv->hand_on)) {
-    /* nothing to add: the steps go on to the next zcfilter */
-    *outbuf = inbuf;
-    priv->have_plan = true;
-    return GST_FLOW_OK;
-  }
-  bool cpu = !gst_zc_base_transform_uses_gpu (base);
-  if (plan.effects_only && cpu && priv->hand_on && !passthrough &&
-      !out_cuda && gst_buffer_is_writable (inbuf) &&
-      (!pending || gst_zc_pending_effects_meta_takes (pending, in_info)) &&
-      gst_buffer_add_zc_pending_effects_step (inbuf, in_info, plan.cp)) {
-    /* left to the next zcfilter, which runs it with its own work */
-    GST_LOG_OBJECT (self, "point effects left to the next zcfilter");
-    priv->handed_on = true;
-    *outbuf = inbuf;
-    priv->have_plan = true;
-    return GST_FLOW_OK;
-  }
-  if (pending || (plan.effects_only && cpu && plan.pass == Pass::CONVERT &&
-          !out_cuda)) {
-    int n = 0;
-    for (guint i = 0; pending && i < pending->n_steps; i++)
-      priv->steps[n++] = pending->steps[i];
-    bool whole = plan.pass == Pass::IDENTITY || plan.effects_only;
-    if (plan.effects_only)
-      priv->steps[n++] = plan.cp;
-    priv->chain.steps = priv->steps;
-    priv->chain.n = n;
-    priv->chain.whole = whole;
-  }
-  bool chain_alone = priv->chain.n && priv->chain.whole;
-
-  /* Nothing to do for this frame: it leaves as it came, in passthrough or
-   * not (no kernel, no copy). Not as memory:CUDAMemory out of passthrough:
-   * that needs a GstCudaMemory, so the frame is copied (counted). */
-  if (plan.pass == Pass::IDENTITY && !priv->chain.n &&
-      (!out_cuda || passthrough)) {
-    *outbuf = inbuf;
-    priv->have_plan = true;
-    return GST_FLOW_OK;
-  }
-  /* Work to do while negotiated for passthrough (an effect switched on
-   * since): this frame is transformed, into a standby pool until the next
-   * negotiation (asked for here) gives the element its output pool */
-  if (passthrough) {
-    GST_DEBUG_OBJECT (self, "effects switched on: leaving passthrough");
-    gst_base_transform_set_passthrough (trans, FALSE);
-    gst_base_transform_reconfigure_src (trans);
-  }
-
-  /* The table kernel (and, on the CPU backend, point effects alone) runs
-   * in place when nobody else holds the frame and it already is in the
-   * memory downstream asked for; every other pass reads the input and
-   * writes a pool buffer (no more bus traffic than in place) */
-  if ((plan.pass == Pass::LUT || chain_alone) && !out_cuda) {
-    GstZcMemoryType want = gst_zc_base_transform_get_pool_memory_type (base);
-    GstMemory *mem = gst_buffer_peek_memory (inbuf, 0);
-    bool same_memory = want == GST_ZC_MEMORY_TYPE_AUTO ||
-        (gst_is_zc_memory (mem) &&
-        gst_zc_memory_get_memory_type ((GstZcMemory *) mem) == want);
-    if (same_memory && gst_zc_buffer_gpu_writable (inbuf)) {
-      *outbuf = inbuf;
-      priv->have_plan = true;
-      return GST_FLOW_OK;
-    }
-  }
-  GstBufferPool *pool = gst_base_transform_get_buffer_pool (trans);
-  if (pool)
-    ret = GST_BASE_TRANSFORM_CLASS (gst_zc_filter_parent_class)->
-        prepare_output_buffer (trans, inbuf, outbuf);
-  else
-    ret = acquire_standby (self, inbuf, outbuf);
-  gst_clear_object (&pool);
-  priv->have_plan = ret == GST_FLOW_OK;
-  return ret;
-}
+/* prepare_output_buffer (gstzcfilter-output.cpp) plans each frame and picks
+ * the buffer it is written into; transform() runs that plan. */
 
 enum class Backend
 { GPU, CPU, WRONG_DEVICE };
@@ -1006,29 +579,8 @@ gst_zc_filter_sink_event (GstBaseTransform * trans, GstEvent * event)
     gst_event_parse_tag (event, &tags);
     if (gst_tag_list_get_string (tags, GST_TAG_IMAGE_ORIENTATION,
             &orientation)) {
-      static const struct
-      {
-        const gchar *tag;
-        GstVideoOrientationMethod method;
-      } map[] = {
-        {"rotate-0", GST_VIDEO_ORIENTATION_IDENTITY},
-        {"rotate-90", GST_VIDEO_ORIENTATION_90R},
-        {"rotate-180", GST_VIDEO_ORIENTATION_180},
-        {"rotate-270", GST_VIDEO_ORIENTATION_90L},
-        {"flip-rotate-0", GST_VIDEO_ORIENTATION_HORIZ},
-        {"flip-rotate-90", GST_VIDEO_ORIENTATION_UL_LR},
-        {"flip-rotate-180", GST_VIDEO_ORIENTATION_VERT},
-        {"flip-rotate-270", GST_VIDEO_ORIENTATION_UR_LL},
-      };
-      GstVideoOrientationMethod m = GST_VIDEO_ORIENTATION_IDENTITY;
-      bool known = false;
-      for (const auto & e : map) {
-        if (g_str_equal (orientation, e.tag)) {
-          m = e.method;
-          known = true;
-        }
-      }
-      if (!known)
+      GstVideoOrientationMethod m;
+      if (!zcfilter::orientation_from_tag (orientation, &m))
         GST_WARNING_OBJECT (self, "unknown image-orientation %s", orientation);
       g_free (orientation);
       bool changed;
@@ -1057,7 +609,7 @@ gst_zc_filter_stop (GstBaseTransform * trans)
    * which the base class releases in its stop() */
   priv->cuda.reset ();
   priv->cpu.reset ();
-  drop_standby (priv);
+  gst_zc_filter_drop_standby (priv);
   priv->configured = false;
   priv->have_plan = false;
   return GST_BASE_TRANSFORM_CLASS (gst_zc_filter_parent_class)->stop (trans);

@@ -22,6 +22,9 @@ typedef enum
   GST_ZC_FILTER_METHOD_BICUBIC = 2,
 } GstZcFilterMethod;
 
+#define GST_TYPE_ZC_FILTER_METHOD (gst_zc_filter_method_get_type ())
+GType gst_zc_filter_method_get_type (void);
+
 #define GST_TYPE_ZC_FILTER (gst_zc_filter_get_type ())
 G_DECLARE_FINAL_TYPE (GstZcFilter, gst_zc_filter, GST, ZC_FILTER,
     GstZcBaseTransform)

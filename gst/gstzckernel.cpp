@@ -65,6 +65,9 @@
 #endif
 
 #include "gstzckernel.h"
+#include "gstzcallocation.h"
+#include "gstzcframecopy.h"
+#include "gstzcvideoplane.h"
 
 #include <gst/zerocopy/gstzcuserkernel-private.h>
 
@@ -883,6 +886,8 @@ gst_zc_kernel_class_init (GstZcKernelClass * klass)
   trans_class->transform_ip_on_passthrough = FALSE;
   trans_class->start = GST_DEBUG_FUNCPTR (gst_zc_kernel_start);
   trans_class->stop = GST_DEBUG_FUNCPTR (gst_zc_kernel_stop);
+  trans_class->propose_allocation =
+      GST_DEBUG_FUNCPTR (gst_zc_base_transform_propose_zc_input);
   trans_class->decide_allocation =
       GST_DEBUG_FUNCPTR (gst_zc_base_transform_decide_zc_output);
   trans_class->before_transform =

@@ -65,6 +65,8 @@
 #endif
 
 #include "gstzcupload.h"
+#include "gstzcallocation.h"
+#include "gstzcframecopy.h"
 
 GST_DEBUG_CATEGORY_STATIC (gst_zc_upload_debug);
 #define GST_CAT_DEFAULT gst_zc_upload_debug

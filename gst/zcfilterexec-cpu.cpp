@@ -10,6 +10,7 @@
 #endif
 
 #include "zcfilterexec.h"
+#include "gstzcvideoplane.h"
 
 #include <gst/zerocopy/gstzcgpupasses-private.h>
 

@@ -11,6 +11,8 @@
 #endif
 
 #include "zcfilterexec.h"
+#include "gstzcframecopy.h"
+#include "gstzcvideoplane.h"
 
 #include <gst/zerocopy/gstzcgpupasses-private.h>
 

@@ -10,6 +10,7 @@
 #endif
 
 #include "zcfilterplan.h"
+#include "gstzcvideoplane.h"
 
 #include <algorithm>
 #include <climits>
