@@ -16,6 +16,8 @@
 #include "gstzcbasetransform.h"
 #include "gstzcbasetransform-private.h"
 
+#include <mutex>
+
 GST_DEBUG_CATEGORY (gst_zc_base_transform_debug);
 #define GST_CAT_DEFAULT gst_zc_base_transform_debug
 

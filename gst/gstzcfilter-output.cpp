@@ -17,6 +17,9 @@
 #include "gstzcframecopy.h"
 #include "gstzcpendingeffects.h"
 
+#include <mutex>
+#include <string>
+
 #define GST_CAT_DEFAULT gst_zc_filter_debug
 
 using zcfilter::FramePlan;

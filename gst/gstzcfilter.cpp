@@ -99,6 +99,8 @@
 #include "zcfilterproperties.h"
 
 #include <initializer_list>
+#include <mutex>
+#include <string>
 
 GST_DEBUG_CATEGORY (gst_zc_filter_debug);
 #define GST_CAT_DEFAULT gst_zc_filter_debug

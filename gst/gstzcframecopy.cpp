@@ -20,6 +20,7 @@
 #include <gst/zerocopy/gstzcgpupasses-private.h>
 
 #include <cstring>
+#include <mutex>
 
 #define GST_CAT_DEFAULT gst_zc_base_transform_debug
 

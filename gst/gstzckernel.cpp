@@ -73,6 +73,7 @@
 
 #include <cstring>
 #include <mutex>
+#include <string>
 #include <thread>
 
 GST_DEBUG_CATEGORY_STATIC (gst_zc_kernel_debug);

@@ -14,6 +14,7 @@
 
 #include <gst/zerocopy/gstzcgpupasses-private.h>
 
+#include <memory>
 #include <vector>
 
 namespace zcfilter {

@@ -16,6 +16,8 @@
 
 #include <gst/zerocopy/gstzcgpupasses-private.h>
 
+#include <memory>
+
 namespace zcfilter {
 
 /* @buf's single GPU memory, its planes at device addresses in @desc */

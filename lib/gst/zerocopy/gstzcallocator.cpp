@@ -21,6 +21,7 @@
 
 #include <condition_variable>
 #include <deque>
+#include <mutex>
 #include <new>
 #include <thread>
 #include <vector>

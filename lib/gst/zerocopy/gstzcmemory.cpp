@@ -39,6 +39,8 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include <mutex>
+
 GST_DEBUG_CATEGORY (gst_zc_memory_debug);
 #define GST_CAT_DEFAULT gst_zc_memory_debug
 
