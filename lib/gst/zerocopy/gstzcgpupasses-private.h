@@ -45,6 +45,18 @@ typedef struct _GstZcGpuResult
   gsize staged;                 /* bytes the copy engines moved */
 } GstZcGpuResult;
 
+/* A result that says nothing went wrong yet: where the library's functions
+ * that fill one start */
+static inline void
+gst_zc_gpu_result_init (GstZcGpuResult * r)
+{
+  r->status = GST_ZC_GPU_OK;
+  r->what = "";
+  r->name[0] = '\0';
+  r->detail[0] = '\0';
+  r->staged = 0;
+}
+
 /* One frame as the kernels see it: its memory (fences) and its planes at
  * device addresses */
 typedef struct _GstZcGpuFrame

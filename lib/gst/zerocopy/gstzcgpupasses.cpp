@@ -27,16 +27,6 @@ ensure_debug_category (void)
   }
 }
 
-static void
-result_init (GstZcGpuResult * r)
-{
-  r->status = GST_ZC_GPU_OK;
-  r->what = "";
-  r->name[0] = '\0';
-  r->detail[0] = '\0';
-  r->staged = 0;
-}
-
 #if GST_ZC_HAVE_CUDA
 
 /* Device frames laid out like a frame description, rows 128-byte aligned,
@@ -258,7 +248,7 @@ gst_zc_gpu_passes_run (GstZcGpuPasses * passes,
       (n_passes > 1 ? 1 : 0);
   GstZcMemoryType in_type = gst_zc_memory_get_memory_type (in.mem);
   GstZcMemoryType out_type = gst_zc_memory_get_memory_type (out.mem);
-  result_init (res);
+  gst_zc_gpu_result_init (res);
 
   gst_zc::DeviceScope scope (passes->device);
   if (!scope.ok ())
@@ -380,7 +370,7 @@ gst_zc_gpu_copy_planes (gint device, gpointer stream_ptr,
 {
   auto stream = (cudaStream_t) stream_ptr;
   ensure_debug_category ();
-  result_init (res);
+  gst_zc_gpu_result_init (res);
   gst_zc::DeviceScope scope (device);
   bool ok = scope.ok () && gst_zc_memory_prepare_gpu (out_mem, stream) &&
       (!in_mem || gst_zc_memory_prepare_gpu (in_mem, stream));
@@ -425,7 +415,7 @@ passes_release (GstZcGpuPasses *)
 static gboolean
 not_built (GstZcGpuResult * r, const char *what)
 {
-  result_init (r);
+  gst_zc_gpu_result_init (r);
   r->status = GST_ZC_GPU_NOT_BUILT;
   r->what = what;
   g_strlcpy (r->name, "not built", sizeof (r->name));

@@ -49,16 +49,6 @@ ensure_debug_category (void)
   }
 }
 
-static void
-result_init (GstZcGpuResult * r)
-{
-  r->status = GST_ZC_GPU_OK;
-  r->what = "";
-  r->name[0] = '\0';
-  r->detail[0] = '\0';
-  r->staged = 0;
-}
-
 const char *
 gst_zc_kernel_origin_name (GstZcKernelOrigin origin)
 {
@@ -864,7 +854,7 @@ gst_zc_user_kernel_launch (GstZcUserKernel * k, const GstZcKernelLaunch * l,
     gpointer stream, gboolean * sticky, GstZcGpuResult * result)
 {
   const Driver & d = driver ();
-  result_init (result);
+  gst_zc_gpu_result_init (result);
   *sticky = FALSE;
   gst_zc::DeviceScope scope (k->device);
   bool in_place = l->in_mem == l->out_mem;
@@ -927,7 +917,7 @@ gboolean
 gst_zc_user_kernel_launch (GstZcUserKernel *, const GstZcKernelLaunch *,
     gpointer, gboolean * sticky, GstZcGpuResult * result)
 {
-  result_init (result);
+  gst_zc_gpu_result_init (result);
   *sticky = FALSE;
   result->status = GST_ZC_GPU_NOT_BUILT;
   result->what = "User kernel";
