@@ -22,6 +22,7 @@
 
 #include <cuda_runtime.h>
 
+#include <initializer_list>
 #include <mutex>
 #include <type_traits>
 
@@ -37,15 +38,19 @@ using detail::kTileThreadsY;
  * __grid_constant__ (CUDA 11.7, sm_70); without it every thread would first
  * copy the whole plan into local memory (many times slower). So the code
  * built for an older architecture, or by an older toolkit, or with
- * -Dcuda-grid-constant=disabled (ZC_NO_GRID_CONSTANT), reads the plan from
+ * -Dcuda-grid-constant=disabled (ZC_NO_GRID_CONSTANT), finds the plan in
  * one of kPlanSlots slots in device memory instead, written on the
  * launch's stream just before it and reused only after the event recorded
  * behind the launch that last read it (a GPU-side wait, no host wait).
- * Device memory, not constant memory: the threads of a warp index the
- * plan's tables at different places, which the constant cache serves one
- * address at a time, while the read-only data cache serves them at once.
- * The host learns which of the two the loaded code does from the kernel's
- * PTX version. */
+ * Each thread block first copies the slot into shared memory, one 16-byte
+ * load a thread, and reads the plan there: no store to a frame can alias
+ * shared memory, so the compiler keeps the plan's fields in registers
+ * across the block's stores as it does a parameter's (read from global
+ * memory, every store would force them to be read again). Not constant
+ * memory: the threads of a warp index the plan's tables at different
+ * places, which the constant cache serves one address at a time. The host
+ * learns which of the two the loaded code does from the kernel's PTX
+ * version, and the shared memory the copy takes from its attributes. */
 #if !defined(ZC_NO_GRID_CONSTANT)                                              \
     && (__CUDACC_VER_MAJOR__ > 11                                              \
         || (__CUDACC_VER_MAJOR__ == 11 && __CUDACC_VER_MINOR__ >= 7))
@@ -66,13 +71,31 @@ static_assert(sizeof(detail::Plan) + sizeof(detail::TileGeom) + sizeof(int)
                   <= 4096,
               "kernel parameters must stay within 4 KiB");
 
-struct PlanSlot
+struct alignas(16) PlanSlot
 {
   detail::Plan plan;
   detail::TileGeom g;
 };
+static_assert(sizeof(PlanSlot) % 16 == 0, "a slot is copied in 16-byte words");
 constexpr int kPlanSlots = 8;
 __device__ PlanSlot g_plan_slots[kPlanSlots];
+
+#if !ZC_PLAN_IN_PARAM
+/* The block's copy of its launch's slot (see above). Every thread of the
+ * block must call it: it ends with a barrier. */
+__device__ __forceinline__ const PlanSlot &
+block_slot(const PlanSlot *__restrict__ slot)
+{
+  constexpr int kWords = sizeof(PlanSlot) / 16;
+  __shared__ uint4 words[kWords];
+  const uint4 *src = reinterpret_cast<const uint4 *>(slot);
+  const int n = blockDim.x * blockDim.y;
+  for (int i = threadIdx.y * blockDim.x + threadIdx.x; i < kWords; i += n)
+    words[i] = __ldg(src + i);
+  __syncthreads();
+  return *reinterpret_cast<const PlanSlot *>(words);
+}
+#endif
 
 constexpr int kBlockX = 32;
 constexpr int kBlockY = 8;
@@ -86,7 +109,7 @@ __launch_bounds__(kBlockX *kBlockY)
   const detail::Plan &plan = plan_param;
   (void)slot;
 #else
-  const detail::Plan &plan = slot->plan;
+  const detail::Plan &plan = block_slot(slot).plan;
 #endif
   const int bx = blockIdx.x * kBlockX + threadIdx.x;
   const int by = blockIdx.y * kBlockY + threadIdx.y;
@@ -131,8 +154,9 @@ convert_tiled_kernel(const ZC_GRID_CONSTANT detail::Plan plan_param,
   const detail::TileGeom &g = g_param;
   (void)slot;
 #else
-  const detail::Plan &plan = slot->plan;
-  const detail::TileGeom &g = slot->g;
+  const PlanSlot &copy = block_slot(slot);
+  const detail::Plan &plan = copy.plan;
+  const detail::TileGeom &g = copy.g;
 #endif
   extern __shared__ __align__(16) uint8_t smem[];
   const int tid = threadIdx.y * kTileThreadsX + threadIdx.x;
@@ -209,7 +233,8 @@ struct DeviceState
 {
   std::once_flag once;
   cudaError_t init_error = cudaSuccess;
-  int smem_limit = 0;        /* shared memory a tile may take */
+  int smem_limit = 0;        /* dynamic shared memory a tile may take */
+  int static_smem = 0;       /* the tiled kernels' own (the plan's copy) */
   bool plan_in_param = true; /* the loaded kernels read their parameter */
   std::mutex lock;           /* the slots' order: wait, write, launch, record */
   unsigned next = 0;
@@ -228,12 +253,21 @@ init_device(DeviceState &d, int device)
       &optin, cudaDevAttrMaxSharedMemoryPerBlockOptin, device);
   if (err != cudaSuccess)
     return err;
-  /* sm_53 and sm_62 (Jetson Nano, TX2) stop at the 48 KiB default */
-  d.smem_limit =
-      optin < detail::kTileSmemLimit ? optin : detail::kTileSmemLimit;
-  if (d.smem_limit < detail::kTileSmemDefault)
-    d.smem_limit = detail::kTileSmemDefault;
   cudaFuncAttributes attr;
+  for (auto *kernel : {convert_tiled_kernel<true>, convert_tiled_kernel<false>}) {
+    err = cudaFuncGetAttributes(&attr, kernel);
+    if (err != cudaSuccess)
+      return err;
+    if ((int)attr.sharedSizeBytes > d.static_smem)
+      d.static_smem = (int)attr.sharedSizeBytes;
+  }
+  /* sm_53 and sm_62 (Jetson Nano, TX2) stop at the 48 KiB default; a
+   * block's static and dynamic shared memory count together */
+  int total =
+      optin < detail::kTileSmemLimit ? optin : detail::kTileSmemLimit;
+  if (total < detail::kTileSmemDefault)
+    total = detail::kTileSmemDefault;
+  d.smem_limit = total - d.static_smem;
   err = cudaFuncGetAttributes(&attr, convert_kernel);
   if (err != cudaSuccess)
     return err;
@@ -346,7 +380,7 @@ convert_cuda(const FrameDesc &src, const FrameDesc &dst, const ConvertParams &p,
                                  cudaSharedmemCarveoutMaxShared);
     if (err != cudaSuccess)
       return err;
-    if (g.smem > detail::kTileSmemDefault) {
+    if (g.smem + d.static_smem > detail::kTileSmemDefault) {
       err = cudaFuncSetAttribute(
           kernel, cudaFuncAttributeMaxDynamicSharedMemorySize, d.smem_limit);
       if (err != cudaSuccess)
