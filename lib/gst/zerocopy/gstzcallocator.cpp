@@ -127,7 +127,8 @@ ensure_transfer_stream (GstZcAllocator * self)
     return TRUE;
   gst_zc::DeviceScope scope (gst_zc_context_get_device_id (self->context));
   return scope.ok () &&
-      GST_ZC_CUDA_OK (cudaStreamCreateWithFlags (&self->transfer_stream,
+      GST_ZC_CUDA_OK_OR_FAULT (STREAM,
+      cudaStreamCreateWithFlags (&self->transfer_stream,
           cudaStreamNonBlocking));
 #else
   (void) self;
@@ -220,7 +221,7 @@ gst_zc_allocator_alloc (GstAllocator * allocator, gsize size,
       if (GST_ZC_CUDA_OK (cudaHostGetDevicePointer (&d, priv->alloc_base, 0)))
         priv->device = (guint8 *) d + (priv->host - (guint8 *) priv->alloc_base);
     }
-    if (!GST_ZC_CUDA_OK (cudaEventCreateWithFlags (&priv->fence,
+    if (!GST_ZC_CUDA_OK_OR_FAULT (EVENT, cudaEventCreateWithFlags (&priv->fence,
                 cudaEventDisableTiming | cudaEventBlockingSync))) {
       gst_zc_memory_free_block (priv);
       delete priv;
@@ -598,7 +599,7 @@ gst_zc_memory_new_wrapped (GstAllocator * allocator, gpointer host,
   if (!priv->fence) {
     gst_zc::DeviceScope scope (priv->device_id);
     if (!scope.ok () ||
-        !GST_ZC_CUDA_OK (cudaEventCreateWithFlags (&priv->fence,
+        !GST_ZC_CUDA_OK_OR_FAULT (EVENT, cudaEventCreateWithFlags (&priv->fence,
                 cudaEventDisableTiming | cudaEventBlockingSync))) {
       delete priv;
       return NULL;

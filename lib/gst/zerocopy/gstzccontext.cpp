@@ -292,7 +292,7 @@ gst_zc_context_new_stream (GstZcContext * context)
   gst_zc::DeviceScope scope (context->device_id);
   cudaStream_t stream = nullptr;
   if (!scope.ok () ||
-      !GST_ZC_CUDA_OK (cudaStreamCreateWithFlags (&stream,
+      !GST_ZC_CUDA_OK_OR_FAULT (STREAM, cudaStreamCreateWithFlags (&stream,
               cudaStreamNonBlocking)))
     return NULL;
   return stream;

@@ -2,13 +2,57 @@
  * SPDX-License-Identifier: LGPL-2.1-or-later
  *
  * The one place where the library's C++ code meets the CUDA runtime: the
- * result check that logs into the caller's debug category, and a guard that
- * makes a device current for a scope. Not installed.
+ * result check that logs into the caller's debug category, the test switch
+ * that makes CUDA calls fail, and a guard that makes a device current for
+ * a scope. Not installed.
  */
 #pragma once
 
 #include <gst/gst.h>
 #include <gst/zerocopy/zerocopy-prelude.h>
+
+G_BEGIN_DECLS
+
+/* Fault injection, for tests: the CUDA paths of the library and the
+ * plugin that a test can make fail. GST_ZC_FAULTS="PATH:N[,PATH:N...]" in
+ * the environment (read at the first call), or gst_zc_fault_set(), makes
+ * the Nth call of PATH (counted from then, 1 = the next one) fail with
+ * that path's error, without making the call; "PATH:N+" makes every call
+ * from the Nth on fail. PATH is one of the names below. */
+typedef enum
+{
+  GST_ZC_FAULT_HOST_ALLOC,      /* "host-alloc": cudaHostAlloc */
+  GST_ZC_FAULT_HOST_REGISTER,   /* "host-register": cudaHostRegister */
+  GST_ZC_FAULT_DEVICE_ALLOC,    /* "device-alloc": cudaMalloc,
+                                   cudaMallocManaged */
+  GST_ZC_FAULT_STREAM,          /* "stream": cudaStreamCreate */
+  GST_ZC_FAULT_EVENT,           /* "event": cudaEventCreate */
+  GST_ZC_FAULT_LAUNCH,          /* "launch": a kernel launch */
+  GST_ZC_FAULT_NVRTC_COMPILE,   /* "nvrtc-compile": nvrtcCompileProgram */
+  GST_ZC_FAULT_MODULE_LOAD,     /* "module-load": cuModuleLoadData */
+  GST_ZC_FAULT_N_PATHS
+} GstZcFaultPath;
+
+/* Replaces the faults armed (NULL or "": none). FALSE, and nothing armed,
+ * when @spec does not parse. Exported for the plugin and the tests, not
+ * installed. */
+GST_ZC_API
+gboolean gst_zc_fault_set (const gchar * spec);
+
+/* Counts a call of @path; TRUE when it is to fail. */
+GST_ZC_API
+gboolean gst_zc_fault_hit (GstZcFaultPath path);
+
+/* "host-alloc", ...; NULL for an unknown path */
+GST_ZC_API
+const gchar *gst_zc_fault_path_name (GstZcFaultPath path);
+
+G_END_DECLS
+
+/* @call, unless a fault is armed for @path: then @error, the call not
+ * made. */
+#define GST_ZC_FAULT_OR(path, error, call) \
+    (G_UNLIKELY (gst_zc_fault_hit (GST_ZC_FAULT_##path)) ? (error) : (call))
 
 #if GST_ZC_HAVE_CUDA
 #include <cuda_runtime_api.h>
@@ -26,6 +70,20 @@ G_END_DECLS
 #define GST_ZC_CUDA_OK(call) \
     gst_zc_cuda_result ((call), GST_CAT_DEFAULT, __FILE__, GST_FUNCTION, \
         __LINE__, #call)
+
+/* The runtime error an armed fault of @path stands for */
+static inline cudaError_t
+gst_zc_fault_cuda_error (GstZcFaultPath path)
+{
+  return path == GST_ZC_FAULT_LAUNCH ? cudaErrorLaunchOutOfResources :
+      cudaErrorMemoryAllocation;
+}
+
+/* GST_ZC_CUDA_OK() of a call that a fault of @path can stand in for */
+#define GST_ZC_CUDA_OK_OR_FAULT(path, call) \
+    gst_zc_cuda_result (GST_ZC_FAULT_OR (path, \
+            gst_zc_fault_cuda_error (GST_ZC_FAULT_##path), call), \
+        GST_CAT_DEFAULT, __FILE__, GST_FUNCTION, __LINE__, #call)
 
 namespace gst_zc {
 

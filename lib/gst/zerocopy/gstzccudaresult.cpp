@@ -2,16 +2,133 @@
  * SPDX-License-Identifier: LGPL-2.1-or-later
  */
 /*
- * The CUDA result check behind GST_ZC_CUDA_OK (gstzccuda-private.h). Every
- * other unit calls it and it calls none of theirs, so it has a unit of its
+ * The CUDA result check behind GST_ZC_CUDA_OK and the fault-injection
+ * switch behind GST_ZC_FAULT_OR (gstzccuda-private.h). Every other unit
+ * calls them and they call none of theirs, so they have a unit of their
  * own at the bottom of the library: the context, which checks its own CUDA
- * calls with it, is in turn called by the context-sharing helpers.
+ * calls with them, is in turn called by the context-sharing helpers.
  */
 #ifdef HAVE_CONFIG_H
 #include "config.h"
 #endif
 
 #include "gstzccuda-private.h"
+
+#include <atomic>
+#include <cstdlib>
+#include <cstring>
+#include <mutex>
+
+namespace {
+
+const char *const fault_names[GST_ZC_FAULT_N_PATHS] = {
+  "host-alloc", "host-register", "device-alloc", "stream", "event",
+  "launch", "nvrtc-compile", "module-load",
+};
+
+struct Fault
+{
+  gint64 nth = 0;               /* 0: not armed */
+  bool from_nth_on = false;
+  gint64 calls = 0;
+};
+
+std::mutex fault_lock;
+Fault faults[GST_ZC_FAULT_N_PATHS];
+/* any path armed: the only cost of the switch when none is */
+std::atomic < bool > fault_any (false);
+std::once_flag fault_env_once;
+
+/* "PATH:N[+]" entries, comma-separated, into @out; false if one does not
+ * parse */
+bool
+parse_faults (const gchar * spec, Fault * out)
+{
+  gchar **items = g_strsplit (spec, ",", -1);
+  bool ok = true;
+  for (gchar ** it = items; ok && *it; it++) {
+    gchar *item = g_strstrip (*it);
+    if (!*item)
+      continue;
+    gchar *colon = strchr (item, ':');
+    ok = colon != NULL;
+    if (!ok)
+      break;
+    *colon = '\0';
+    int path = -1;
+    for (int i = 0; i < GST_ZC_FAULT_N_PATHS; i++)
+      if (g_str_equal (g_strstrip (item), fault_names[i]))
+        path = i;
+    gchar *end = NULL;
+    const gint64 n = g_ascii_strtoll (colon + 1, &end, 10);
+    const bool plus = end && *end == '+';
+    ok = path >= 0 && n >= 1 && end != colon + 1 && *(plus ? end + 1 : end)
+        == '\0';
+    if (ok) {
+      out[path].nth = n;
+      out[path].from_nth_on = plus;
+    }
+  }
+  g_strfreev (items);
+  return ok;
+}
+
+gboolean
+set_faults (const gchar * spec)
+{
+  Fault parsed[GST_ZC_FAULT_N_PATHS];
+  const bool ok = !spec || parse_faults (spec, parsed);
+  std::lock_guard < std::mutex > lk (fault_lock);
+  bool any = false;
+  for (int i = 0; i < GST_ZC_FAULT_N_PATHS; i++) {
+    faults[i] = ok ? parsed[i] : Fault ();
+    any = any || faults[i].nth > 0;
+  }
+  fault_any.store (any);
+  return ok;
+}
+
+void
+read_fault_env ()
+{
+  const gchar *env = g_getenv ("GST_ZC_FAULTS");
+  if (env && !set_faults (env))
+    g_warning ("GST_ZC_FAULTS=\"%s\" does not parse: no fault armed "
+        "(PATH:N[+], comma-separated; paths: host-alloc, host-register, "
+        "device-alloc, stream, event, launch, nvrtc-compile, module-load)",
+        env);
+}
+
+}  /* namespace */
+
+gboolean
+gst_zc_fault_set (const gchar * spec)
+{
+  /* the environment first, so that it cannot replace this later */
+  std::call_once (fault_env_once, read_fault_env);
+  return set_faults (spec);
+}
+
+gboolean
+gst_zc_fault_hit (GstZcFaultPath path)
+{
+  std::call_once (fault_env_once, read_fault_env);
+  if (!fault_any.load (std::memory_order_relaxed) || path < 0 ||
+      path >= GST_ZC_FAULT_N_PATHS)
+    return FALSE;
+  std::lock_guard < std::mutex > lk (fault_lock);
+  Fault & f = faults[path];
+  if (f.nth == 0)
+    return FALSE;
+  f.calls++;
+  return f.from_nth_on ? f.calls >= f.nth : f.calls == f.nth;
+}
+
+const gchar *
+gst_zc_fault_path_name (GstZcFaultPath path)
+{
+  return path >= 0 && path < GST_ZC_FAULT_N_PATHS ? fault_names[path] : NULL;
+}
 
 #if GST_ZC_HAVE_CUDA
 gboolean

@@ -258,7 +258,8 @@ cover_pages (guint8 * start, guint8 * end, guint64 max_bytes,
    * fail with cudaErrorInvalidValue (docs/design.md). The wrapper is a
    * read-only GstMemory instead, which no kernel of ours writes. */
   unsigned flags = cudaHostRegisterMapped | cudaHostRegisterPortable;
-  cudaError_t err = cudaHostRegister (start, length, flags);
+  cudaError_t err = GST_ZC_FAULT_OR (HOST_REGISTER, cudaErrorMemoryAllocation,
+      cudaHostRegister (start, length, flags));
   void *d = nullptr;
   if (err != cudaSuccess ||
       !GST_ZC_CUDA_OK (cudaHostGetDevicePointer (&d, start, 0))) {

@@ -84,7 +84,7 @@ frames_ensure (DeviceFrames & f, const zc::FrameDesc & like, guint n)
   zc::FrameDesc d = like;
   gsize bytes = gst_zc_frame_layout (like.fmt, like.width, like.height, nullptr, &d);
   void *mem = nullptr;
-  if (!GST_ZC_CUDA_OK (cudaMalloc (&mem, bytes * n)))
+  if (!GST_ZC_CUDA_OK_OR_FAULT (DEVICE_ALLOC, cudaMalloc (&mem, bytes * n)))
     return false;
   f.mem = (guint8 *) mem;
   f.frame_bytes = bytes;
@@ -127,14 +127,14 @@ stager_ensure (Stager & st)
     return true;
   bool ok = true;
   for (guint k = 0; k < 2 && ok; k++) {
-    ok = GST_ZC_CUDA_OK (cudaEventCreateWithFlags (&st.copied[k],
-            cudaEventDisableTiming)) &&
-        GST_ZC_CUDA_OK (cudaEventCreateWithFlags (&st.consumed[k],
-            cudaEventDisableTiming));
+    ok = GST_ZC_CUDA_OK_OR_FAULT (EVENT,
+        cudaEventCreateWithFlags (&st.copied[k], cudaEventDisableTiming)) &&
+        GST_ZC_CUDA_OK_OR_FAULT (EVENT,
+        cudaEventCreateWithFlags (&st.consumed[k], cudaEventDisableTiming));
   }
   if (ok)
-    ok = GST_ZC_CUDA_OK (cudaStreamCreateWithFlags (&st.stream,
-            cudaStreamNonBlocking));
+    ok = GST_ZC_CUDA_OK_OR_FAULT (STREAM,
+        cudaStreamCreateWithFlags (&st.stream, cudaStreamNonBlocking));
   if (!ok)
     stager_release (st);
   return ok;
@@ -313,8 +313,9 @@ gst_zc_gpu_passes_run (GstZcGpuPasses * passes,
         dst.strides[p], req->lut_row_bytes[p], req->lut_rows[p] };
     }
     what = "Table kernel";
-    err = zc::apply_lut_cuda_planes (jobs, req->luts, req->n_lut_planes,
-        stream);
+    err = GST_ZC_FAULT_OR (LAUNCH, cudaErrorLaunchOutOfResources,
+        zc::apply_lut_cuda_planes (jobs, req->luts, req->n_lut_planes,
+            stream));
   } else {
     const zc::FrameDesc *spatial_src = &src;
     zc::FrameDesc s0, s1;
@@ -325,8 +326,9 @@ gst_zc_gpu_passes_run (GstZcGpuPasses * passes,
         spatial_src = &s0;
       }
       what = "Conversion kernel";
-      err = zc::convert_cuda (src, req->spatial ? s0 : dst, *req->convert,
-          stream);
+      err = GST_ZC_FAULT_OR (LAUNCH, cudaErrorLaunchOutOfResources,
+          zc::convert_cuda (src, req->spatial ? s0 : dst, *req->convert,
+              stream));
     }
     if (err == cudaSuccess && req->spatial) {
       const zc::FrameDesc *tmp = nullptr;
@@ -335,7 +337,8 @@ gst_zc_gpu_passes_run (GstZcGpuPasses * passes,
         tmp = &s1;
       }
       what = "Spatial effect kernel";
-      err = zc::spatial_cuda (*spatial_src, dst, tmp, *req->spatial, stream);
+      err = GST_ZC_FAULT_OR (LAUNCH, cudaErrorLaunchOutOfResources,
+          zc::spatial_cuda (*spatial_src, dst, tmp, *req->spatial, stream));
     }
     if (err == cudaErrorNotSupported || err == cudaErrorInvalidValue)
       return set_failure (res, err == cudaErrorNotSupported ?

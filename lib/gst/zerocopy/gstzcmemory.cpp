@@ -69,7 +69,8 @@ gst_zc_memory_alloc_block (GstZcMemoryPrivate * priv, gsize bytes)
     case GST_ZC_MEMORY_TYPE_MAPPED:{
       gst_zc::DeviceScope scope (priv->device_id);
       void *p = nullptr;
-      if (!scope.ok () || !GST_ZC_CUDA_OK (cudaHostAlloc (&p, bytes,
+      if (!scope.ok () || !GST_ZC_CUDA_OK_OR_FAULT (HOST_ALLOC,
+              cudaHostAlloc (&p, bytes,
                   cudaHostAllocMapped | cudaHostAllocPortable)))
         return FALSE;
       priv->alloc_base = p;
@@ -79,7 +80,8 @@ gst_zc_memory_alloc_block (GstZcMemoryPrivate * priv, gsize bytes)
       gst_zc::DeviceScope scope (priv->device_id);
       void *p = nullptr;
       if (!scope.ok () ||
-          !GST_ZC_CUDA_OK (cudaMallocManaged (&p, bytes,
+          !GST_ZC_CUDA_OK_OR_FAULT (DEVICE_ALLOC,
+              cudaMallocManaged (&p, bytes,
                   priv->concurrent_managed ? cudaMemAttachGlobal :
                   cudaMemAttachHost)))
         return FALSE;
@@ -89,7 +91,8 @@ gst_zc_memory_alloc_block (GstZcMemoryPrivate * priv, gsize bytes)
     case GST_ZC_MEMORY_TYPE_DEVICE:{
       gst_zc::DeviceScope scope (priv->device_id);
       void *p = nullptr;
-      if (!scope.ok () || !GST_ZC_CUDA_OK (cudaMalloc (&p, bytes)))
+      if (!scope.ok () || !GST_ZC_CUDA_OK_OR_FAULT (DEVICE_ALLOC,
+              cudaMalloc (&p, bytes)))
         return FALSE;
       priv->alloc_base = p;
       return TRUE;
@@ -321,7 +324,8 @@ map_device_memory (GstZcMemory * root)
   if (!scope.ok ())
     return NULL;
   if (!priv->staging &&
-      !GST_ZC_CUDA_OK (cudaHostAlloc (&priv->staging, priv->block_size,
+      !GST_ZC_CUDA_OK_OR_FAULT (HOST_ALLOC,
+          cudaHostAlloc (&priv->staging, priv->block_size,
               cudaHostAllocPortable)))
     return NULL;
   if (priv->fence_pending &&

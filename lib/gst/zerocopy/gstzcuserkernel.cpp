@@ -533,7 +533,8 @@ compile (const Nvrtc & nv, const Spec & spec,
   std::vector < const char *>argv;
   for (const auto & o:opts)
     argv.push_back (o.c_str ());
-  r = nv.CompileProgram (prog, (int) argv.size (), argv.data ());
+  r = GST_ZC_FAULT_OR (NVRTC_COMPILE, NVRTC_ERROR_COMPILATION,
+      nv.CompileProgram (prog, (int) argv.size (), argv.data ()));
   size_t log_size = 0;
   if (nv.GetProgramLogSize (prog, &log_size) == NVRTC_SUCCESS && log_size > 1) {
     std::vector < char >log (log_size);
@@ -743,8 +744,9 @@ build_kernel (gint device, const Spec & spec)
   }
   {
     ContextScope cs (k->ctx);
-    r = cs.ok ()? d.ModuleLoadData (&k->module, binary.c_str ()) :
-        CUDA_ERROR_INVALID_CONTEXT;
+    r = !cs.ok ()? CUDA_ERROR_INVALID_CONTEXT :
+        GST_ZC_FAULT_OR (MODULE_LOAD, CUDA_ERROR_NO_BINARY_FOR_GPU,
+        d.ModuleLoadData (&k->module, binary.c_str ()));
     if (r != CUDA_SUCCESS) {
       b.message = "Could not load the kernel code of " + spec.name +
           " on this device";
@@ -872,9 +874,10 @@ gst_zc_user_kernel_launch (GstZcUserKernel * k, const GstZcKernelLaunch * l,
       (void *) &l->in, (void *) &l->out, (void *) &l->info,
       (void *) l->params
     };
-    r = cs.ok ()? d.LaunchKernel (k->function, gx, gy, 1, l->block_w,
-        l->block_h, 1, 0, (CUstream) stream, args, nullptr) :
-        CUDA_ERROR_INVALID_CONTEXT;
+    r = !cs.ok ()? CUDA_ERROR_INVALID_CONTEXT :
+        GST_ZC_FAULT_OR (LAUNCH, CUDA_ERROR_LAUNCH_OUT_OF_RESOURCES,
+        d.LaunchKernel (k->function, gx, gy, 1, l->block_w, l->block_h, 1, 0,
+            (CUstream) stream, args, nullptr));
   }
   if (r != CUDA_SUCCESS)
     return launch_failure (result, "Could not launch the kernel", r,
