@@ -23,6 +23,7 @@ struct _GstZcMemoryPrivate
   gint device_id = -1;
   gboolean concurrent_managed = FALSE;
   void *alloc_base = nullptr;   /* what the allocation call returned */
+  gsize alloc_bytes = 0;        /* and its size */
   guint8 *host = nullptr;       /* start of the GstMemory block (maxsize) */
   guint8 *device = nullptr;     /* the GPU's address of host[0] */
   gsize block_size = 0;

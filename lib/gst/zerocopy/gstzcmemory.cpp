@@ -39,6 +39,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include <atomic>
 #include <mutex>
 
 GST_DEBUG_CATEGORY (gst_zc_memory_debug);
@@ -54,6 +55,21 @@ root_of (GstZcMemory * mem)
 /* Raw allocations, one pair per memory type                              */
 /* ---------------------------------------------------------------------- */
 
+/* What the blocks of each type add up to (gst_zc_memory_get_bytes_in_use()),
+ * device memory's pinned staging copies under mapped memory */
+static std::atomic < guint64 > bytes_in_use[GST_ZC_MEMORY_TYPE_DEVICE + 1];
+
+static void
+count_block (GstZcMemoryType type, gsize bytes, bool allocated)
+{
+  if ((int) type < 0 || type > GST_ZC_MEMORY_TYPE_DEVICE)
+    return;
+  if (allocated)
+    bytes_in_use[type].fetch_add (bytes);
+  else
+    bytes_in_use[type].fetch_sub (bytes);
+}
+
 gboolean
 gst_zc_memory_alloc_block (GstZcMemoryPrivate * priv, gsize bytes)
 {
@@ -63,6 +79,8 @@ gst_zc_memory_alloc_block (GstZcMemoryPrivate * priv, gsize bytes)
       if (posix_memalign (&p, 4096, bytes) != 0)
         return FALSE;
       priv->alloc_base = p;
+      priv->alloc_bytes = bytes;
+      count_block (priv->type, bytes, true);
       return TRUE;
     }
 #if GST_ZC_HAVE_CUDA
@@ -74,6 +92,8 @@ gst_zc_memory_alloc_block (GstZcMemoryPrivate * priv, gsize bytes)
                   cudaHostAllocMapped | cudaHostAllocPortable)))
         return FALSE;
       priv->alloc_base = p;
+      priv->alloc_bytes = bytes;
+      count_block (priv->type, bytes, true);
       return TRUE;
     }
     case GST_ZC_MEMORY_TYPE_MANAGED:{
@@ -86,6 +106,8 @@ gst_zc_memory_alloc_block (GstZcMemoryPrivate * priv, gsize bytes)
                   cudaMemAttachHost)))
         return FALSE;
       priv->alloc_base = p;
+      priv->alloc_bytes = bytes;
+      count_block (priv->type, bytes, true);
       return TRUE;
     }
     case GST_ZC_MEMORY_TYPE_DEVICE:{
@@ -95,6 +117,8 @@ gst_zc_memory_alloc_block (GstZcMemoryPrivate * priv, gsize bytes)
               cudaMalloc (&p, bytes)))
         return FALSE;
       priv->alloc_base = p;
+      priv->alloc_bytes = bytes;
+      count_block (priv->type, bytes, true);
       return TRUE;
     }
 #endif
@@ -111,6 +135,7 @@ gst_zc_memory_free_block (GstZcMemoryPrivate * priv)
     gst_zc::DeviceScope scope (priv->device_id);
     GST_ZC_CUDA_OK (cudaFreeHost (priv->staging));
     priv->staging = nullptr;
+    count_block (GST_ZC_MEMORY_TYPE_MAPPED, priv->block_size, false);
   }
 #endif
   if (!priv->alloc_base)
@@ -133,7 +158,9 @@ gst_zc_memory_free_block (GstZcMemoryPrivate * priv)
       free (priv->alloc_base);
       break;
   }
+  count_block (priv->type, priv->alloc_bytes, false);
   priv->alloc_base = nullptr;
+  priv->alloc_bytes = 0;
 }
 
 /* ---------------------------------------------------------------------- */
@@ -323,11 +350,13 @@ map_device_memory (GstZcMemory * root)
   gst_zc::DeviceScope scope (priv->device_id);
   if (!scope.ok ())
     return NULL;
-  if (!priv->staging &&
-      !GST_ZC_CUDA_OK_OR_FAULT (HOST_ALLOC,
-          cudaHostAlloc (&priv->staging, priv->block_size,
-              cudaHostAllocPortable)))
-    return NULL;
+  if (!priv->staging) {
+    if (!GST_ZC_CUDA_OK_OR_FAULT (HOST_ALLOC,
+            cudaHostAlloc (&priv->staging, priv->block_size,
+                cudaHostAllocPortable)))
+      return NULL;
+    count_block (GST_ZC_MEMORY_TYPE_MAPPED, priv->block_size, true);
+  }
   if (priv->fence_pending &&
       !GST_ZC_CUDA_OK (cudaStreamWaitEvent (ts, priv->fence, 0)))
     return NULL;
@@ -507,6 +536,30 @@ gst_zc_memory_get_host_pointer (GstZcMemory * mem)
   g_return_val_if_fail (gst_is_zc_memory ((GstMemory *) mem), NULL);
   guint8 *host = root_of (mem)->priv->host;
   return host ? host + mem->mem.offset : NULL;
+}
+
+/**
+ * gst_zc_memory_get_bytes_in_use:
+ * @memory_type: a memory type (%GST_ZC_MEMORY_TYPE_AUTO gives 0)
+ *
+ * How many bytes of @memory_type the library's allocators hold in this
+ * process now: the blocks of every live #GstZcMemory of that type, in
+ * frames in flight and in the pools' free buffers alike. For
+ * %GST_ZC_MEMORY_TYPE_MAPPED, all the pinned host memory they hold: mapped
+ * frames and the pinned copies that CPU maps of device frames keep. Memory
+ * wrapped with gst_zc_memory_new_wrapped() is its owner's, not counted.
+ * Pinned memory cannot be swapped out: this is what the pipelines of the
+ * process take from the machine's.
+ *
+ * Returns: bytes
+ */
+guint64
+gst_zc_memory_get_bytes_in_use (GstZcMemoryType memory_type)
+{
+  if ((int) memory_type <= GST_ZC_MEMORY_TYPE_AUTO ||
+      memory_type > GST_ZC_MEMORY_TYPE_DEVICE)
+    return 0;
+  return bytes_in_use[memory_type].load ();
 }
 
 /**

@@ -69,6 +69,9 @@ GST_ZC_API
 GstZcMemoryType gst_zc_memory_get_memory_type (GstZcMemory * mem);
 
 GST_ZC_API
+guint64 gst_zc_memory_get_bytes_in_use (GstZcMemoryType memory_type);
+
+GST_ZC_API
 gint gst_zc_memory_get_device_id (GstZcMemory * mem);
 
 GST_ZC_API

@@ -302,6 +302,47 @@ GST_START_TEST (test_allocator_honours_params)
 
 GST_END_TEST;
 
+GST_START_TEST (test_bytes_in_use_counts_every_block)
+{
+  GstZcContext *ctx = new_context ();
+  GstAllocator *alloc = gst_zc_allocator_new (ctx, GST_ZC_MEMORY_TYPE_AUTO);
+  const GstZcMemoryType type =
+      gst_zc_allocator_get_memory_type (GST_ZC_ALLOCATOR (alloc));
+  const GstZcMemoryType other = type == GST_ZC_MEMORY_TYPE_DEVICE ?
+      GST_ZC_MEMORY_TYPE_SYSTEM : GST_ZC_MEMORY_TYPE_DEVICE;
+  const guint64 before = gst_zc_memory_get_bytes_in_use (type);
+  const guint64 other_before = gst_zc_memory_get_bytes_in_use (other);
+
+  GstMemory *a = gst_allocator_alloc (alloc, 100000, NULL);
+  GstMemory *b = gst_allocator_alloc (alloc, 50000, NULL);
+  fail_unless (a != NULL && b != NULL);
+  /* a block is the memory's maxsize and the alignment's slack */
+  const guint64 both = gst_zc_memory_get_bytes_in_use (type) - before;
+  fail_unless (both >= a->maxsize + b->maxsize && both <= a->maxsize +
+      b->maxsize + 2 * 4096, "%" G_GUINT64_FORMAT " bytes counted for %"
+      G_GSIZE_FORMAT " + %" G_GSIZE_FORMAT, both, a->maxsize, b->maxsize);
+  /* a view of a block is not a block */
+  GstMemory *view = gst_memory_share (a, 10, 1000);
+  fail_unless_equals_uint64 (gst_zc_memory_get_bytes_in_use (type) - before,
+      both);
+  gst_memory_unref (view);
+  fail_unless_equals_uint64 (gst_zc_memory_get_bytes_in_use (other),
+      other_before);
+
+  gst_memory_unref (a);
+  const guint64 left = gst_zc_memory_get_bytes_in_use (type) - before;
+  fail_unless (left >= b->maxsize && left < both, "%" G_GUINT64_FORMAT
+      " bytes left of %" G_GUINT64_FORMAT, left, both);
+  gst_memory_unref (b);
+  fail_unless_equals_uint64 (gst_zc_memory_get_bytes_in_use (type), before);
+  fail_unless_equals_uint64 (gst_zc_memory_get_bytes_in_use
+      (GST_ZC_MEMORY_TYPE_AUTO), 0);
+  gst_object_unref (alloc);
+  gst_object_unref (ctx);
+}
+
+GST_END_TEST;
+
 GST_START_TEST (test_allocator_memory_type_and_pointers)
 {
   GstZcContext *ctx = new_context ();
@@ -723,6 +764,7 @@ zcmemory_suite (void)
   tcase_add_test (tc, test_memory_type_enum_nicks);
   tcase_add_test (tc, test_allocator_honours_params);
   tcase_add_test (tc, test_allocator_memory_type_and_pointers);
+  tcase_add_test (tc, test_bytes_in_use_counts_every_block);
   tcase_add_test (tc, test_memory_share_and_copy);
   tcase_add_test (tc, test_allocator_outlives_its_memories);
   tcase_add_test (tc, test_allocator_registered_by_name);
