@@ -15,6 +15,7 @@
 
 #include "gstzcbasetransform.h"
 #include "gstzcbasetransform-private.h"
+#include "gstzcgpuerror.h"
 
 #include <mutex>
 
@@ -281,9 +282,7 @@ gst_zc_base_transform_start (GstBaseTransform * trans)
 
   if (!gst_zc_ensure_element_context (GST_ELEMENT (trans), device_id,
           &priv->context, &err)) {
-    GST_ELEMENT_ERROR (self, RESOURCE, NOT_FOUND,
-        ("%s", err ? err->message : "Could not open the CUDA device"),
-        ("device-id=%d", device_id));
+    gst_zc_post_context_error (GST_ELEMENT (self), err, device_id);
     g_clear_error (&err);
     return FALSE;
   }
@@ -301,10 +300,8 @@ gst_zc_base_transform_start (GstBaseTransform * trans)
   if (resolved != GST_ZC_MEMORY_TYPE_SYSTEM) {
     stream = gst_zc_context_new_stream (ctx);
     if (!stream) {
-      GST_ELEMENT_ERROR (self, RESOURCE, FAILED,
-          ("Could not create a CUDA stream on %s",
-              gst_zc_context_get_device_name (ctx)),
-          ("see GST_DEBUG=zccontext:4 for the CUDA error"));
+      gst_zc_post_stream_error (GST_ELEMENT (self),
+          gst_zc_context_get_device_name (ctx));
       gst_clear_object (&priv->context);
       return FALSE;
     }

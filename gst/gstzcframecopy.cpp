@@ -15,6 +15,7 @@
 
 #include "gstzcframecopy.h"
 #include "gstzcbasetransform-private.h"
+#include "gstzcgpuerror.h"
 #include "gstzcvideoplane.h"
 
 #include <gst/zerocopy/gstzcgpupasses-private.h>
@@ -206,8 +207,7 @@ gst_zc_base_transform_copy_frame_gpu (GstZcBaseTransform * self,
   if (!in_mem)
     gst_video_frame_unmap (&in_frame);
   if (!copied) {
-    GST_ELEMENT_ERROR (self, RESOURCE, FAILED, ("%s: %s", r.what, r.name),
-        ("%s", r.detail));
+    gst_zc_post_gpu_error (GST_ELEMENT (self), r.what, r.name, r.detail);
     return FALSE;
   }
   return TRUE;

@@ -67,6 +67,7 @@
 #include "gstzckernel.h"
 #include "gstzcallocation.h"
 #include "gstzcframecopy.h"
+#include "gstzcgpuerror.h"
 #include "gstzcvideoplane.h"
 
 #include <gst/zerocopy/gstzcuserkernel-private.h>
@@ -717,8 +718,8 @@ gst_zc_kernel_transform (GstBaseTransform * trans, GstBuffer * inbuf,
 
   if (priv->lost) {
     GST_ELEMENT_ERROR (self, RESOURCE, FAILED,
-        ("A CUDA kernel faulted before: this device's CUDA context is lost "
-            "for the process"), (NULL));
+        ("A CUDA kernel faulted before: the CUDA context of this process is "
+            "lost, restart the process to use the GPU again"), (NULL));
     return GST_FLOW_ERROR;
   }
   /* one snapshot of what the application may change meanwhile */
@@ -789,13 +790,14 @@ gst_zc_kernel_transform (GstBaseTransform * trans, GstBuffer * inbuf,
     if (sticky) {
       priv->lost = true;
       GST_ELEMENT_ERROR (self, RESOURCE, FAILED,
-          ("The CUDA kernel faulted on the GPU (%s)", r.name),
+          ("The CUDA kernel faulted on the GPU (%s): the CUDA context of "
+              "this process is lost, restart the process to use the GPU "
+              "again", r.name),
           ("%s. Noticed at frame %" G_GUINT64_FORMAT " (%s); the fault is in "
               "this or an earlier frame: compute-sanitizer finds where.",
               r.detail, priv->frame_number, r.what));
     } else {
-      GST_ELEMENT_ERROR (self, RESOURCE, FAILED, ("%s: %s", r.what, r.name),
-          ("%s", r.detail));
+      gst_zc_post_gpu_error (GST_ELEMENT (self), r.what, r.name, r.detail);
     }
     return GST_FLOW_ERROR;
   }

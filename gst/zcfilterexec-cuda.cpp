@@ -12,6 +12,7 @@
 
 #include "zcfilterexec.h"
 #include "gstzcframecopy.h"
+#include "gstzcgpuerror.h"
 #include "gstzcvideoplane.h"
 
 #include <gst/zerocopy/gstzcgpupasses-private.h>
@@ -111,8 +112,8 @@ CudaExecutor::run (const FramePlanner & planner, const FramePlan & plan,
       return post_pass_error (element_, r.what,
           r.status == GST_ZC_GPU_NOT_SUPPORTED, r.detail);
     default:
-      GST_ELEMENT_ERROR (element_, RESOURCE, FAILED, ("%s: %s", r.what,
-              r.name), ("%s", r.detail));
+      gst_zc_post_gpu_error (GST_ELEMENT (element_), r.what, r.name,
+          r.detail);
       return GST_FLOW_ERROR;
   }
 }

@@ -47,6 +47,21 @@ gboolean gst_zc_fault_hit (GstZcFaultPath path);
 GST_ZC_API
 const gchar *gst_zc_fault_path_name (GstZcFaultPath path);
 
+/* Whether CUDA error @code (runtime and driver API share the numbers) is
+ * sticky: a kernel faulted, and the device's context is lost for the rest
+ * of the process, every later CUDA call failing with it. */
+GST_ZC_API
+gboolean gst_zc_cuda_error_is_sticky (gint code);
+
+/* Notes @code, named @name, if sticky: the first one stays */
+GST_ZC_API
+void gst_zc_cuda_note_error (gint code, const gchar * name);
+
+/* NULL while the process's CUDA context is whole; else the name of the
+ * sticky error that lost it ("cudaErrorIllegalAddress", ...) */
+GST_ZC_API
+const gchar *gst_zc_cuda_lost_reason (void);
+
 G_END_DECLS
 
 /* @call, unless a fault is armed for @path: then @error, the call not

@@ -124,6 +124,44 @@ gst_zc_fault_hit (GstZcFaultPath path)
   return f.from_nth_on ? f.calls >= f.nth : f.calls == f.nth;
 }
 
+gboolean
+gst_zc_cuda_error_is_sticky (gint code)
+{
+  switch (code) {
+    case 700:                  /* illegal address */
+    case 702:                  /* launch timeout */
+    case 710:                  /* device-side assert */
+    case 714:                  /* hardware stack error */
+    case 715:                  /* illegal instruction */
+    case 716:                  /* misaligned address */
+    case 717:                  /* invalid address space */
+    case 718:                  /* invalid program counter */
+    case 719:                  /* launch failure */
+      return TRUE;
+    default:
+      return FALSE;
+  }
+}
+
+static std::atomic < const gchar * >lost_reason (nullptr);
+
+void
+gst_zc_cuda_note_error (gint code, const gchar * name)
+{
+  if (!gst_zc_cuda_error_is_sticky (code))
+    return;
+  const gchar *expected = nullptr;
+  /* interned: lives as long as the process, as the loss does */
+  lost_reason.compare_exchange_strong (expected,
+      g_intern_string (name ? name : "a sticky CUDA error"));
+}
+
+const gchar *
+gst_zc_cuda_lost_reason (void)
+{
+  return lost_reason.load ();
+}
+
 const gchar *
 gst_zc_fault_path_name (GstZcFaultPath path)
 {
@@ -137,6 +175,7 @@ gst_zc_cuda_result (cudaError_t err, GstDebugCategory * cat,
 {
   if (err == cudaSuccess)
     return TRUE;
+  gst_zc_cuda_note_error (err, cudaGetErrorName (err));
 #ifndef GST_DISABLE_GST_DEBUG
   gst_debug_log (cat, GST_LEVEL_WARNING, file, function, line, NULL,
       "CUDA call failed: %s: %s (%s)", what, cudaGetErrorName (err),

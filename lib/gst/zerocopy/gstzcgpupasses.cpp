@@ -168,6 +168,7 @@ cuda_failure (GstZcGpuResult * r, const char *what, cudaError_t err)
    * last error, which names it */
   if (err == cudaSuccess)
     err = cudaGetLastError ();
+  gst_zc_cuda_note_error (err, cudaGetErrorName (err));
   return set_failure (r, GST_ZC_GPU_CUDA_ERROR, what, cudaGetErrorName (err),
       cudaGetErrorString (err));
 }

@@ -807,26 +807,6 @@ gst_zc_user_kernel_max_threads (GstZcUserKernel * k)
   return k ? k->max_threads : 0;
 }
 
-/* Errors after which the context is lost for the whole process */
-static bool
-is_sticky (int code)
-{
-  switch (code) {
-    case 700:                  /* illegal address */
-    case 702:                  /* launch timeout */
-    case 710:                  /* device-side assert */
-    case 714:                  /* hardware stack error */
-    case 715:                  /* illegal instruction */
-    case 716:                  /* misaligned address */
-    case 717:                  /* invalid address space */
-    case 718:                  /* invalid program counter */
-    case 719:                  /* launch failure */
-      return true;
-    default:
-      return false;
-  }
-}
-
 static gboolean
 launch_failure (GstZcGpuResult * r, const char *what, int code,
     const std::string & text, gboolean * sticky)
@@ -834,7 +814,8 @@ launch_failure (GstZcGpuResult * r, const char *what, int code,
   r->status = GST_ZC_GPU_CUDA_ERROR;
   r->what = what;
   g_strlcpy (r->name, text.c_str (), sizeof (r->name));
-  *sticky = is_sticky (code);
+  *sticky = gst_zc_cuda_error_is_sticky (code);
+  gst_zc_cuda_note_error (code, text.c_str ());
   g_strlcpy (r->detail, *sticky ? "A kernel faulted on the GPU: CUDA's "
       "context on this device is lost for the rest of the process (a sticky "
       "error), so every later CUDA call in this process fails too" : "",

@@ -319,6 +319,11 @@ GST_START_TEST (test_faulting_kernel_ends_the_pipeline_and_the_context)
   fail_unless (!after.errors.empty () || backend == "cpu", "a pipeline after "
       "the fault reached EOS on the %s backend, whose context is lost",
       backend.c_str ());
+  /* and it says what to do */
+  for (GstMessage * m:after.errors)
+    fail_unless (zc_test_contains_nocase (zc_test_message_text (m),
+            "restart the process"), "the ERROR after the fault does not say "
+        "to restart the process: %s", after.describe ().c_str ());
   gst_element_set_state (p, GST_STATE_NULL);
   gst_object_unref (p);
 }

@@ -3,8 +3,9 @@
  *
  * The switch itself, without a GPU: which call of a path it fails, that the
  * other paths go on, what a malformed spec does, and that the environment
- * arms it. What each armed path does to a pipeline needs the CUDA calls
- * themselves: the GPU programs test that.
+ * arms it; and which CUDA errors mark the process's context as lost. What
+ * each armed path does to a pipeline needs the CUDA calls themselves: the
+ * GPU programs test that.
  */
 #include "../zccheck.h"
 
@@ -112,6 +113,29 @@ GST_START_TEST (test_malformed_spec_arms_nothing)
 
 GST_END_TEST;
 
+/* Last: it marks the process's CUDA context as lost, for good */
+GST_START_TEST (test_sticky_error_marks_the_context_lost)
+{
+  /* the kernel faults of CUDA's documentation, runtime and driver alike */
+  for (gint code : {700, 702, 710, 714, 715, 716, 717, 718, 719})
+    fail_unless (gst_zc_cuda_error_is_sticky (code), "%d", code);
+  for (gint code : {0, 1, 2, 98, 101, 209, 999})
+    fail_if (gst_zc_cuda_error_is_sticky (code), "%d", code);
+
+  fail_unless (gst_zc_cuda_lost_reason () == NULL);
+  gst_zc_cuda_note_error (2, "cudaErrorMemoryAllocation");
+  fail_unless (gst_zc_cuda_lost_reason () == NULL);
+  gst_zc_cuda_note_error (700, "cudaErrorIllegalAddress");
+  fail_unless_equals_string (gst_zc_cuda_lost_reason (),
+      "cudaErrorIllegalAddress");
+  /* the first cause stays */
+  gst_zc_cuda_note_error (719, "cudaErrorLaunchFailure");
+  fail_unless_equals_string (gst_zc_cuda_lost_reason (),
+      "cudaErrorIllegalAddress");
+}
+
+GST_END_TEST;
+
 static Suite *
 faults_suite (void)
 {
@@ -125,6 +149,7 @@ faults_suite (void)
   tcase_add_test (tc, test_other_paths_go_on);
   tcase_add_test (tc, test_every_path_has_a_name);
   tcase_add_test (tc, test_malformed_spec_arms_nothing);
+  tcase_add_test (tc, test_sticky_error_marks_the_context_lost);
   return s;
 }
 
