@@ -38,6 +38,7 @@
 
 #include <stdlib.h>
 #include <string.h>
+#include <sys/mman.h>
 
 #include <atomic>
 #include <mutex>
@@ -59,6 +60,9 @@ root_of (GstZcMemory * mem)
  * device memory's pinned staging copies under mapped memory */
 static std::atomic < guint64 > bytes_in_use[GST_ZC_MEMORY_TYPE_DEVICE + 1];
 
+/* System blocks from this size on are mapped for themselves */
+static const gsize kMappedBlockMin = 64 * 1024;
+
 static void
 count_block (GstZcMemoryType type, gsize bytes, bool allocated)
 {
@@ -75,9 +79,20 @@ gst_zc_memory_alloc_block (GstZcMemoryPrivate * priv, gsize bytes)
 {
   switch (priv->type) {
     case GST_ZC_MEMORY_TYPE_SYSTEM:{
+      /* A frame-sized block straight from the kernel, given back on free:
+       * from the heap, pools of frames made and dropped at each start or
+       * renegotiation leave it fragmented (glibc raises its mmap threshold
+       * after the first frees), and the process's RSS grows with every
+       * state cycle. Small blocks stay on the heap. */
       void *p = nullptr;
-      if (posix_memalign (&p, 4096, bytes) != 0)
+      if (bytes >= kMappedBlockMin) {
+        p = mmap (nullptr, bytes, PROT_READ | PROT_WRITE,
+            MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+        if (p == MAP_FAILED)
+          return FALSE;
+      } else if (posix_memalign (&p, 4096, bytes) != 0) {
         return FALSE;
+      }
       priv->alloc_base = p;
       priv->alloc_bytes = bytes;
       count_block (priv->type, bytes, true);
@@ -155,7 +170,10 @@ gst_zc_memory_free_block (GstZcMemoryPrivate * priv)
     }
 #endif
     default:
-      free (priv->alloc_base);
+      if (priv->alloc_bytes >= kMappedBlockMin)
+        munmap (priv->alloc_base, priv->alloc_bytes);
+      else
+        free (priv->alloc_base);
       break;
   }
   count_block (priv->type, priv->alloc_bytes, false);
