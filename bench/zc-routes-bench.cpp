@@ -21,6 +21,7 @@
 #include <gst/video/video.h>
 
 #include "zcconvert.h"
+#include "../gst/zcframedesc.h"
 
 #include <algorithm>
 #include <chrono>
@@ -37,59 +38,57 @@ struct Request
 {
   const char *name;
   GstVideoFormat in_fmt;
-  zc::PixFmt in_pix;
   int in_w, in_h;
   GstVideoFormat out_fmt;
-  zc::PixFmt out_pix;
   int out_w, out_h;
   zc::Sampling sampling;
 };
 
 const Request requests[] = {
-  {"NV12 4K to RGBA 1080p, bilinear", GST_VIDEO_FORMAT_NV12, zc::PixFmt::NV12,
-   3840, 2160, GST_VIDEO_FORMAT_RGBA, zc::PixFmt::RGBA, 1920, 1080,
+  {"NV12 4K to RGBA 1080p, bilinear", GST_VIDEO_FORMAT_NV12,
+   3840, 2160, GST_VIDEO_FORMAT_RGBA, 1920, 1080,
    zc::Sampling::Bilinear},
-  {"RGBA 4K to BGRA", GST_VIDEO_FORMAT_RGBA, zc::PixFmt::RGBA, 3840, 2160,
-   GST_VIDEO_FORMAT_BGRA, zc::PixFmt::BGRA, 3840, 2160,
+  {"RGBA 4K to BGRA", GST_VIDEO_FORMAT_RGBA, 3840, 2160,
+   GST_VIDEO_FORMAT_BGRA, 3840, 2160,
    zc::Sampling::Nearest},
-  {"I420 to RGBA", GST_VIDEO_FORMAT_I420, zc::PixFmt::I420, 1920, 1080,
-   GST_VIDEO_FORMAT_RGBA, zc::PixFmt::RGBA, 1920, 1080,
+  {"I420 to RGBA", GST_VIDEO_FORMAT_I420, 1920, 1080,
+   GST_VIDEO_FORMAT_RGBA, 1920, 1080,
    zc::Sampling::Nearest},
-  {"RGBA to NV12", GST_VIDEO_FORMAT_RGBA, zc::PixFmt::RGBA, 1920, 1080,
-   GST_VIDEO_FORMAT_NV12, zc::PixFmt::NV12, 1920, 1080,
+  {"RGBA to NV12", GST_VIDEO_FORMAT_RGBA, 1920, 1080,
+   GST_VIDEO_FORMAT_NV12, 1920, 1080,
    zc::Sampling::Nearest},
-  {"YUY2 to NV12", GST_VIDEO_FORMAT_YUY2, zc::PixFmt::YUY2, 1920, 1080,
-   GST_VIDEO_FORMAT_NV12, zc::PixFmt::NV12, 1920, 1080,
+  {"YUY2 to NV12", GST_VIDEO_FORMAT_YUY2, 1920, 1080,
+   GST_VIDEO_FORMAT_NV12, 1920, 1080,
    zc::Sampling::Nearest},
-  {"NV12 to I420", GST_VIDEO_FORMAT_NV12, zc::PixFmt::NV12, 1920, 1080,
-   GST_VIDEO_FORMAT_I420, zc::PixFmt::I420, 1920, 1080,
+  {"NV12 to I420", GST_VIDEO_FORMAT_NV12, 1920, 1080,
+   GST_VIDEO_FORMAT_I420, 1920, 1080,
    zc::Sampling::Nearest},
-  {"RGBA to 720p, bilinear", GST_VIDEO_FORMAT_RGBA, zc::PixFmt::RGBA, 1920,
-   1080, GST_VIDEO_FORMAT_RGBA, zc::PixFmt::RGBA, 1280, 720,
+  {"RGBA to 720p, bilinear", GST_VIDEO_FORMAT_RGBA, 1920,
+   1080, GST_VIDEO_FORMAT_RGBA, 1280, 720,
    zc::Sampling::Bilinear},
-  {"I420 to 720p, bilinear", GST_VIDEO_FORMAT_I420, zc::PixFmt::I420, 1920,
-   1080, GST_VIDEO_FORMAT_I420, zc::PixFmt::I420, 1280, 720,
+  {"I420 to 720p, bilinear", GST_VIDEO_FORMAT_I420, 1920,
+   1080, GST_VIDEO_FORMAT_I420, 1280, 720,
    zc::Sampling::Bilinear},
-  {"NV12 720p to 1080p, bilinear", GST_VIDEO_FORMAT_NV12, zc::PixFmt::NV12,
-   1280, 720, GST_VIDEO_FORMAT_NV12, zc::PixFmt::NV12, 1920, 1080,
+  {"NV12 720p to 1080p, bilinear", GST_VIDEO_FORMAT_NV12,
+   1280, 720, GST_VIDEO_FORMAT_NV12, 1920, 1080,
    zc::Sampling::Bilinear},
-  {"RGBA to 720p, bicubic", GST_VIDEO_FORMAT_RGBA, zc::PixFmt::RGBA, 1920,
-   1080, GST_VIDEO_FORMAT_RGBA, zc::PixFmt::RGBA, 1280, 720,
+  {"RGBA to 720p, bicubic", GST_VIDEO_FORMAT_RGBA, 1920,
+   1080, GST_VIDEO_FORMAT_RGBA, 1280, 720,
    zc::Sampling::Bicubic},
-  {"RGBA to 1366x768, bilinear", GST_VIDEO_FORMAT_RGBA, zc::PixFmt::RGBA,
-   1920, 1080, GST_VIDEO_FORMAT_RGBA, zc::PixFmt::RGBA, 1366, 768,
+  {"RGBA to 1366x768, bilinear", GST_VIDEO_FORMAT_RGBA,
+   1920, 1080, GST_VIDEO_FORMAT_RGBA, 1366, 768,
    zc::Sampling::Bilinear},
-  {"I420 to 1366x768, bilinear", GST_VIDEO_FORMAT_I420, zc::PixFmt::I420,
-   1920, 1080, GST_VIDEO_FORMAT_I420, zc::PixFmt::I420, 1366, 768,
+  {"I420 to 1366x768, bilinear", GST_VIDEO_FORMAT_I420,
+   1920, 1080, GST_VIDEO_FORMAT_I420, 1366, 768,
    zc::Sampling::Bilinear},
-  {"RGBA to 1366x768, bicubic", GST_VIDEO_FORMAT_RGBA, zc::PixFmt::RGBA,
-   1920, 1080, GST_VIDEO_FORMAT_RGBA, zc::PixFmt::RGBA, 1366, 768,
+  {"RGBA to 1366x768, bicubic", GST_VIDEO_FORMAT_RGBA,
+   1920, 1080, GST_VIDEO_FORMAT_RGBA, 1366, 768,
    zc::Sampling::Bicubic},
-  {"RGBA 640x360 to 1080p, bilinear", GST_VIDEO_FORMAT_RGBA, zc::PixFmt::RGBA,
-   640, 360, GST_VIDEO_FORMAT_RGBA, zc::PixFmt::RGBA, 1920, 1080,
+  {"RGBA 640x360 to 1080p, bilinear", GST_VIDEO_FORMAT_RGBA,
+   640, 360, GST_VIDEO_FORMAT_RGBA, 1920, 1080,
    zc::Sampling::Bilinear},
-  {"RGBA to 720p, nearest", GST_VIDEO_FORMAT_RGBA, zc::PixFmt::RGBA, 1920,
-   1080, GST_VIDEO_FORMAT_RGBA, zc::PixFmt::RGBA, 1280, 720,
+  {"RGBA to 720p, nearest", GST_VIDEO_FORMAT_RGBA, 1920,
+   1080, GST_VIDEO_FORMAT_RGBA, 1280, 720,
    zc::Sampling::Nearest},
 };
 
@@ -127,24 +126,12 @@ struct Frame
   GstVideoFrame frame;
   zc::FrameDesc desc;
 
-  Frame (GstVideoInfo * info, zc::PixFmt pix, bool writable)
+  explicit Frame (GstVideoInfo * info)
   {
     buf = gst_buffer_new_allocate (nullptr, GST_VIDEO_INFO_SIZE (info),
         nullptr);
-    gst_video_frame_map (&frame, info, buf,
-        writable ? GST_MAP_READWRITE : GST_MAP_READ);
-    desc.fmt = pix;
-    desc.width = GST_VIDEO_INFO_WIDTH (info);
-    desc.height = GST_VIDEO_INFO_HEIGHT (info);
-    for (guint p = 0; p < GST_VIDEO_FRAME_N_PLANES (&frame) && p < 3; p++) {
-      desc.planes[p] = (uint8_t *) GST_VIDEO_FRAME_PLANE_DATA (&frame, p);
-      desc.strides[p] = (size_t) GST_VIDEO_FRAME_PLANE_STRIDE (&frame, p);
-    }
-    const GstVideoColorimetry & c = GST_VIDEO_INFO_COLORIMETRY (info);
-    desc.full_range = c.range == GST_VIDEO_COLOR_RANGE_0_255;
-    desc.matrix = c.matrix == GST_VIDEO_COLOR_MATRIX_BT601 ?
-        zc::Matrix::BT601 : c.matrix == GST_VIDEO_COLOR_MATRIX_BT2020 ?
-        zc::Matrix::BT2020 : zc::Matrix::BT709;
+    gst_video_frame_map (&frame, info, buf, GST_MAP_READWRITE);
+    zc_gst::frame_desc_of_frame (&frame, &desc);
   }
   Frame (const Frame &) = delete;
   Frame & operator= (const Frame &) = delete;
@@ -208,9 +195,9 @@ main (int argc, char **argv)
     GstVideoInfo in_info, out_info;
     gst_video_info_set_format (&in_info, r.in_fmt, r.in_w, r.in_h);
     gst_video_info_set_format (&out_info, r.out_fmt, r.out_w, r.out_h);
-    Frame src (&in_info, r.in_pix, true);
-    Frame ours (&out_info, r.out_pix, true);
-    Frame theirs (&out_info, r.out_pix, true);
+    Frame src (&in_info);
+    Frame ours (&out_info);
+    Frame theirs (&out_info);
     guint8 *bytes = (guint8 *) GST_VIDEO_FRAME_PLANE_DATA (&src.frame, 0);
     for (gsize i = 0; i < GST_VIDEO_INFO_SIZE (&in_info); i++)
       bytes[i] = (guint8) rng ();

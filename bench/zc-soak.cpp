@@ -33,6 +33,7 @@
 #include <gst/zerocopy/zerocopy.h>
 
 #include "zcconvert.h"
+#include "../gst/zcframedesc.h"
 
 #include <dirent.h>
 #include <unistd.h>
@@ -142,25 +143,6 @@ struct Checks
   std::string first_wrong;
 };
 
-zc::FrameDesc
-desc_of (const GstVideoInfo * info, guint8 * data, zc::PixFmt fmt)
-{
-  zc::FrameDesc d;
-  d.fmt = fmt;
-  d.width = GST_VIDEO_INFO_WIDTH (info);
-  d.height = GST_VIDEO_INFO_HEIGHT (info);
-  for (guint p = 0; p < GST_VIDEO_INFO_N_PLANES (info) && p < 3; p++) {
-    d.planes[p] = data + GST_VIDEO_INFO_PLANE_OFFSET (info, p);
-    d.strides[p] = (size_t) GST_VIDEO_INFO_PLANE_STRIDE (info, p);
-  }
-  const GstVideoColorimetry & c = GST_VIDEO_INFO_COLORIMETRY (info);
-  d.full_range = c.range == GST_VIDEO_COLOR_RANGE_0_255;
-  d.matrix = c.matrix == GST_VIDEO_COLOR_MATRIX_BT709 ? zc::Matrix::BT709 :
-      c.matrix == GST_VIDEO_COLOR_MATRIX_BT2020 ? zc::Matrix::BT2020 :
-      zc::Matrix::BT601;
-  return d;
-}
-
 GstPadProbeReturn
 keep_input (GstPad * pad, GstPadProbeInfo * info, gpointer user_data)
 {
@@ -203,15 +185,14 @@ check_sample (Checks * c, GstSample * s, bool conv)
     return;
   } else {
     std::vector < guint8 > ref (GST_VIDEO_INFO_SIZE (&out));
-    zc::FrameDesc src = desc_of (&k.info, k.bytes.data (), zc::PixFmt::I420);
-    bool ok;
-    if (conv) {
-      zc::FrameDesc dst = desc_of (&out, ref.data (), zc::PixFmt::RGBA);
+    zc::FrameDesc src, dst;
+    bool ok = zc_gst::frame_desc_at (&k.info, k.bytes.data (), &src) &&
+        zc_gst::frame_desc_at (&out, ref.data (), &dst);
+    if (ok && conv) {
       zc::ConvertParams p;
       p.sampling = zc::Sampling::Bilinear;
       ok = zc::convert_cpu (src, dst, p, 0);
-    } else {
-      zc::FrameDesc dst = desc_of (&out, ref.data (), zc::PixFmt::I420);
+    } else if (ok) {
       zc::ConvertParams steps[3];
       steps[0].brightness = c->brightness;
       steps[1].contrast = 1.2;
@@ -262,6 +243,23 @@ on_sample (GstAppSink * sink, gpointer user_data)
   check_sample (c, s, g_str_equal (GST_OBJECT_NAME (sink), "conv_sink"));
   gst_sample_unref (s);
   return GST_FLOW_OK;
+}
+
+/* Plays @p (if not playing yet) to EOS, an ERROR or @timeout, and stops
+ * it; whether it reached EOS */
+bool
+play_to_eos (GstElement * p, GstClockTime timeout)
+{
+  gst_element_set_state (p, GST_STATE_PLAYING);
+  GstBus *bus = gst_element_get_bus (p);
+  GstMessage *m = gst_bus_timed_pop_filtered (bus, timeout,
+      (GstMessageType) (GST_MESSAGE_EOS | GST_MESSAGE_ERROR));
+  const bool ok = m && GST_MESSAGE_TYPE (m) == GST_MESSAGE_EOS;
+  if (m)
+    gst_message_unref (m);
+  gst_object_unref (bus);
+  gst_element_set_state (p, GST_STATE_NULL);
+  return ok;
 }
 
 /* ------------------------------------------------------------------ */
@@ -379,14 +377,7 @@ write_plot (const std::vector < Sample > &v, const std::string & path)
   gst_element_set_state (p, GST_STATE_PLAYING);
   gst_app_src_push_buffer (GST_APP_SRC (src), b);
   gst_app_src_end_of_stream (GST_APP_SRC (src));
-  GstBus *bus = gst_element_get_bus (p);
-  GstMessage *m = gst_bus_timed_pop_filtered (bus, 10 * GST_SECOND,
-      (GstMessageType) (GST_MESSAGE_EOS | GST_MESSAGE_ERROR));
-  const bool ok = m && GST_MESSAGE_TYPE (m) == GST_MESSAGE_EOS;
-  if (m)
-    gst_message_unref (m);
-  gst_object_unref (bus);
-  gst_element_set_state (p, GST_STATE_NULL);
+  const bool ok = play_to_eos (p, 10 * GST_SECOND);
   gst_object_unref (src);
   gst_object_unref (p);
   return ok;
@@ -504,15 +495,7 @@ make_media (const std::string & dir)
     g_clear_error (&err);
     return "";
   }
-  gst_element_set_state (p, GST_STATE_PLAYING);
-  GstBus *bus = gst_element_get_bus (p);
-  GstMessage *m = gst_bus_timed_pop_filtered (bus, 60 * GST_SECOND,
-      (GstMessageType) (GST_MESSAGE_EOS | GST_MESSAGE_ERROR));
-  const bool ok = m && GST_MESSAGE_TYPE (m) == GST_MESSAGE_EOS;
-  if (m)
-    gst_message_unref (m);
-  gst_object_unref (bus);
-  gst_element_set_state (p, GST_STATE_NULL);
+  const bool ok = play_to_eos (p, 60 * GST_SECOND);
   gst_object_unref (p);
   return ok ? path : "";
 }

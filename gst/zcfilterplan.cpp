@@ -89,47 +89,6 @@ Settings::is_identity () const
       g.direction == GST_VIDEO_ORIENTATION_IDENTITY;
 }
 
-/* ---- formats ---------------------------------------------------------------- */
-
-static bool
-pixfmt_from_video_format (GstVideoFormat f, zc::PixFmt * out)
-{
-  switch (f) {
-#define ZC_MAP(name, ...) case GST_VIDEO_FORMAT_##name: \
-      *out = zc::PixFmt::name; return true;
-      ZC_FORMATS (ZC_MAP, ZC_MAP)
-#undef ZC_MAP
-    default:
-      return false;
-  }
-}
-
-bool
-frame_desc_from_info (const GstVideoInfo * info, zc::FrameDesc * d)
-{
-  if (!pixfmt_from_video_format (GST_VIDEO_INFO_FORMAT (info), &d->fmt))
-    return false;
-  d->width = GST_VIDEO_INFO_WIDTH (info);
-  d->height = GST_VIDEO_INFO_HEIGHT (info);
-  switch (info->colorimetry.matrix) {
-    case GST_VIDEO_COLOR_MATRIX_BT709:
-    case GST_VIDEO_COLOR_MATRIX_SMPTE240M:
-      /* 240M converts as BT.709, the nearest matrix the kernel has */
-      d->matrix = zc::Matrix::BT709;
-      break;
-    case GST_VIDEO_COLOR_MATRIX_BT2020:
-      d->matrix = zc::Matrix::BT2020;
-      break;
-    default:
-      /* BT.601; RGB, FCC, unknown: BT.601, as GStreamer's converter
-       * defaults */
-      d->matrix = zc::Matrix::BT601;
-      break;
-  }
-  d->full_range = info->colorimetry.range == GST_VIDEO_COLOR_RANGE_0_255;
-  return true;
-}
-
 /* ---- the planner ----------------------------------------------------------- */
 
 static zc::Sampling

@@ -11,6 +11,7 @@
 #include "gstzcfilter.h"
 
 #include <zcconvert.h>
+#include "zcframedesc.h"
 #include <zcpointops.h>
 #include <zcspatial.h>
 
@@ -116,9 +117,8 @@ struct FramePlan
   guint n_threads = ZC_FILTER_DEFAULT_N_THREADS;
 };
 
-/* The frame description of @info (planes not set); false for a format the
- * kernels do not have */
-bool frame_desc_from_info (const GstVideoInfo * info, zc::FrameDesc * d);
+using zc_gst::frame_desc_from_info;
+using zc_gst::pixfmt_from_video_format;
 
 /* Plans frames for one negotiated pair of caps. Streaming thread only. */
 class FramePlanner
