@@ -94,6 +94,9 @@ struct Chain
   const gchar *oracle;
 };
 
+#define SIDE_BRANCH "queue max-size-buffers=0 max-size-bytes=0 " \
+  "max-size-time=0 ! fakesink sync=false async=false"
+
 static const Chain chains[] = {
   {"convert",
         "zcupload ! zcfilter ! "
@@ -106,13 +109,15 @@ static const Chain chains[] = {
         "videobalance brightness=0.1 ! videobalance contrast=1.2 ! "
       "videobalance saturation=0.8"},
   {"passthrough", "zcupload ! zcfilter ! zcdownload", "identity"},
-  /* the second branch's sink does not preroll (async=false): once the
-   * recorded branch's queue is full, the tee stops feeding it, and a sink
-   * waiting there for a frame to preroll on would wait for ever */
+  /* The side branch never stops the tee and never waits for it: its
+   * queue is unbounded (the file is 60 small frames) and its sink does
+   * not preroll (async=false). Otherwise, in PAUSED, a full queue in one
+   * branch blocks the tee while the other branch's sink waits for a frame
+   * to preroll on, in GStreamer's elements as in ours. */
   {"tee", "tee name=t ! queue ! zcupload ! zcfilter invert=true ! "
-        "zcdownload ! SINK t. ! queue ! fakesink sync=false async=false",
-      "tee name=t ! queue ! videobalance contrast=0.5 ! SINK t. ! queue ! "
-        "fakesink sync=false async=false"},
+        "zcdownload ! SINK t. ! " SIDE_BRANCH,
+      "tee name=t ! queue ! videobalance contrast=0.5 ! SINK t. ! "
+        SIDE_BRANCH},
 };
 
 /* What reached the sink, one line per event or buffer. */
