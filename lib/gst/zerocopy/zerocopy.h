@@ -10,3 +10,4 @@
 #include <gst/zerocopy/gstzcmemory.h>
 #include <gst/zerocopy/gstzcbufferpool.h>
 #include <gst/zerocopy/gstzcforeign.h>
+#include <gst/zerocopy/gstzcframe.h>
