@@ -277,33 +277,39 @@ fi
 # ---------------------------------------------------------------------------
 # The suites
 # ---------------------------------------------------------------------------
-# The GObject-introspection test runs python3, which is not instrumented, so
-# the runtime must be preloaded into it ("ASan runtime does not come first"
-# otherwise). It runs on its own, through a wrapper that does that, with
-# leak reports off: python3 leaves its own allocations at exit. Every other
-# test runs as it is.
-gi_test=libs/gstzc-gi
-run_gi=0
-if [[ $mode == address ]] && ((${#test_args[@]} == 0)); then
-  mapfile -t all_tests < <(meson test -C "$build" --no-rebuild --list 2>/dev/null |
-    sed -n 's|^.* / ||p')
+# The Python tests (the GObject-introspection one, the gstzc module's) run
+# python3, which is not instrumented, so the runtime must be preloaded into
+# it ("ASan runtime does not come first" otherwise). They run on their own,
+# through a wrapper that does that, with leak reports off: python3 leaves
+# its own allocations at exit. Every other test runs as it is.
+is_python_test() { [[ $1 == libs/gstzc-gi || $1 == python/* ]]; }
+py_tests=()
+if [[ $mode == address ]]; then
+  if ((${#test_args[@]} == 0)); then
+    mapfile -t all_tests < <(meson test -C "$build" --no-rebuild --list 2>/dev/null |
+      sed -n 's|^.* / ||p')
+  else
+    all_tests=("${test_args[@]}")
+  fi
   test_args=()
   for t in "${all_tests[@]}"; do
-    if [[ $t == "$gi_test" ]]; then run_gi=1; else test_args+=("$t"); fi
+    if is_python_test "$t"; then py_tests+=("$t"); else test_args+=("$t"); fi
   done
 fi
-echo "==> Testing ($mode sanitizer): meson test -C $build --print-errorlogs" \
-  "--timeout-multiplier 3 ${test_args[*]}"
 start=$SECONDS
 status=0
-"${run_env[@]}" meson test -C "$build" --no-rebuild --print-errorlogs \
-  --timeout-multiplier 3 "${test_args[@]}" || status=$?
-if ((run_gi)); then
-  echo "==> Testing $gi_test with $runtime preloaded, leak reports off"
+if ((${#test_args[@]})) || ((${#py_tests[@]} == 0)); then
+  echo "==> Testing ($mode sanitizer): meson test -C $build --print-errorlogs" \
+    "--timeout-multiplier 3 ${test_args[*]}"
+  "${run_env[@]}" meson test -C "$build" --no-rebuild --print-errorlogs \
+    --timeout-multiplier 3 "${test_args[@]}" || status=$?
+fi
+if ((${#py_tests[@]})); then
+  echo "==> Testing ${py_tests[*]} with $runtime preloaded, leak reports off"
   meson test -C "$build" --no-rebuild --print-errorlogs \
-    --logbase testlog-gi \
+    --logbase testlog-python --timeout-multiplier 3 \
     --wrapper "env LD_PRELOAD=$runtime ASAN_OPTIONS=${ASAN_OPTIONS}:detect_leaks=0" \
-    "$gi_test" || status=$?
+    "${py_tests[@]}" || status=$?
 fi
 elapsed=$((SECONDS - start))
 if ((status == 0)); then

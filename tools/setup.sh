@@ -28,8 +28,9 @@ zc_setup_main() {
     libgstreamer1.0-dev libgstreamer-plugins-base1.0-dev
     # the display test: ximagesink under a virtual X server
     libx11-dev gstreamer1.0-x xvfb xauth
-    # GObject introspection of the library (GstZc-1.0), and its Python test
-    gobject-introspection libgirepository1.0-dev python3-gi
+    # GObject introspection of the library (GstZc-1.0), the gstzc Python
+    # module's views and their tests
+    gobject-introspection libgirepository1.0-dev python3-gi python3-numpy
     gstreamer1.0-tools gstreamer1.0-plugins-base
     gstreamer1.0-plugins-good gstreamer1.0-plugins-bad)
   # GStreamer's CUDA library, for the memory:CUDAMemory exchange with
