@@ -17,6 +17,8 @@ out=${OUT:-/tmp}
 phase=${1:-tests}
 b=${ZC_BUILD:-build}
 export GST_PLUGIN_PATH=$PWD/$b/gst
+# the build's own library before any other on the path (a runtime bundle's)
+export LD_LIBRARY_PATH=$PWD/$b/lib/gst/zerocopy${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}
 
 suite() {
   # nvcodec's elements are in the GStreamer bundle there: their absence is a
@@ -41,11 +43,15 @@ compare)
   for pass in $(seq "${4:-3}"); do
     for x in "$a" "$c"; do
       echo "== pass $pass: $x"
+      # each build's own library first: a runtime bundle's library path
+      # would otherwise give both builds' plugins the same one
+      LD_LIBRARY_PATH=$PWD/$x/lib/gst/zerocopy${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH} \
       GST_REGISTRY_1_0=/tmp/registry-$x.bin GST_PLUGIN_PATH=$PWD/$x/gst \
         timeout 120 "$x"/bench/zc-compute-bench --only convert-4k --runs 50 --cpu-runs 3 \
         > "$out/compute-$x-$pass.txt" 2>&1
       echo "zc-compute-bench rc=$?"
       grep -E "^conversion plan|cuda|CUDA" "$out/compute-$x-$pass.txt" | grep -v "^zc-compute-bench"
+      LD_LIBRARY_PATH=$PWD/$x/lib/gst/zerocopy${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH} \
       GST_REGISTRY_1_0=/tmp/registry-$x.bin GST_PLUGIN_PATH=$PWD/$x/gst \
         timeout 120 "$x"/bench/zc-bench --only "convert-scale 4K NV12 zc" --runs 5 --no-latency \
         > "$out/bench-$x-$pass.txt" 2>&1
