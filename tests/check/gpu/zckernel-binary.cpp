@@ -7,10 +7,11 @@
  * meson.build: examples/kernels/invert.cu as a cubin for this device's
  * architecture and as a fatbin) still run, byte for byte what zcfilter
  * invert=true makes (its CPU reference, which zcfilter's own tests hold it
- * to). Last, a kernel that faults: an ERROR, the pipeline ends, and the
- * process's CUDA context is lost for good, so a pipeline started after it
- * ends with an ERROR too (or runs on the CPU backend), neither hanging nor
- * crashing. Nothing can run on
+ * to). Last, a kernel that faults while another pipeline of the process
+ * runs: an ERROR, both pipelines end within 5 s saying to restart the
+ * process, and the process's CUDA context is lost for good, so a pipeline
+ * started after it fails at its start with the same words (or runs on the
+ * CPU backend), neither hanging nor crashing. Nothing can run on
  * the GPU after that test: it stays the last one added. Exits 77 (skipped,
  * for meson) without a usable GPU.
  */
@@ -274,6 +275,27 @@ GST_START_TEST (test_faulting_kernel_ends_the_pipeline_and_the_context)
   }
   Watchdog watchdog (180, "the faulting kernel's test");
 
+  /* a healthy pipeline beside it, in the same process, already running */
+  GstElement *healthy = zc_test_parse ("videotestsrc is-live=true "
+      "num-buffers=100000 ! video/x-raw,format=RGBA,width=64,height=48,"
+      "framerate=100/1 ! zcupload ! zcfilter invert=true ! zcdownload ! "
+      "fakesink name=s signal-handoffs=true");
+  guint healthy_frames = 0;
+  {
+    GstElement *s = zc_test_get_by_name (healthy, "s");
+    g_signal_connect (s, "handoff", G_CALLBACK (+[](GstElement *, GstBuffer *,
+                GstPad *, gpointer n) {
+              g_atomic_int_inc ((guint *) n);
+            }), &healthy_frames);
+    gst_object_unref (s);
+  }
+  fail_unless (gst_element_set_state (healthy, GST_STATE_PLAYING) !=
+      GST_STATE_CHANGE_FAILURE);
+  for (int i = 0; i < 500 && g_atomic_int_get (&healthy_frames) < 10; i++)
+    g_usleep (10 * 1000);
+  fail_unless (g_atomic_int_get (&healthy_frames) >= 10, "the healthy "
+      "pipeline did not start: %u frames", healthy_frames);
+
   gchar *desc = g_strdup_printf ("videotestsrc num-buffers=60 ! "
       "video/x-raw,format=RGBA,width=64,height=48 ! zcupload ! "
       "zckernel name=k location=\"%s\" ! zcdownload ! fakesink",
@@ -282,19 +304,44 @@ GST_START_TEST (test_faulting_kernel_ends_the_pipeline_and_the_context)
   g_free (desc);
   ZcBusLog log;
   collect_errors (p, log);
+  const gint64 faulted_at = g_get_monotonic_time ();
   g_print ("zckernel-binary: faulting kernel:\n%s%s", log.eos ? "EOS\n" : "",
       log.describe ().c_str ());
   fail_if (log.timed_out, "the faulting kernel's pipeline did not end within "
       "%" GST_TIME_FORMAT, GST_TIME_ARGS (kTimeout));
   fail_unless (!log.errors.empty (), "a faulting kernel reached EOS");
-  gboolean said_faulted = FALSE;
-  for (GstMessage * m:log.errors)
+  gboolean said_faulted = FALSE, said_restart = FALSE;
+  for (GstMessage * m:log.errors) {
     said_faulted |= zc_test_contains_nocase (zc_test_message_text (m),
         "faulted");
-  fail_unless (said_faulted, "no ERROR says the kernel faulted: %s",
-      log.describe ().c_str ());
+    said_restart |= zc_test_contains_nocase (zc_test_message_text (m),
+        "restart the process");
+  }
+  fail_unless (said_faulted && said_restart, "no ERROR says the kernel "
+      "faulted and the process must restart: %s", log.describe ().c_str ());
   gst_element_set_state (p, GST_STATE_NULL);
   gst_object_unref (p);
+
+  /* the healthy pipeline ends too, within 5 s, saying the same */
+  {
+    GstBus *bus = gst_element_get_bus (healthy);
+    GstMessage *m = gst_bus_timed_pop_filtered (bus, 5 * GST_SECOND,
+        (GstMessageType) (GST_MESSAGE_ERROR | GST_MESSAGE_EOS));
+    gst_object_unref (bus);
+    const double after_s = (g_get_monotonic_time () - faulted_at) / 1e6;
+    fail_unless (m && GST_MESSAGE_TYPE (m) == GST_MESSAGE_ERROR, "the "
+        "pipeline beside the faulting one %s within 5 s of the fault",
+        m ? "reached EOS" : "did not end");
+    std::string text = zc_test_message_text (m);
+    g_print ("zckernel-binary: the pipeline beside it, %.2f s after the "
+        "fault: %s\n", after_s, text.c_str ());
+    fail_unless (zc_test_contains_nocase (text, "restart the process"),
+        "the ERROR of the pipeline beside the faulting one does not say to "
+        "restart the process: %s", text.c_str ());
+    gst_message_unref (m);
+    gst_element_set_state (healthy, GST_STATE_NULL);
+    gst_object_unref (healthy);
+  }
 
   /* the context is lost for the process: the next pipeline that uses the
    * GPU fails too, and says so, instead of hanging or crashing. (Reaching
@@ -302,7 +349,17 @@ GST_START_TEST (test_faulting_kernel_ends_the_pipeline_and_the_context)
    * frames nobody processed.) */
   p = zc_test_parse ("videotestsrc num-buffers=10 ! "
       "video/x-raw,format=RGBA,width=64,height=48 ! zcupload ! "
-      "zcfilter name=f invert=true ! zcdownload ! fakesink");
+      "zcfilter name=f invert=true ! zcdownload ! fakesink name=s "
+      "signal-handoffs=true");
+  guint after_frames = 0;
+  {
+    GstElement *s = zc_test_get_by_name (p, "s");
+    g_signal_connect (s, "handoff", G_CALLBACK (+[](GstElement *, GstBuffer *,
+                GstPad *, gpointer n) {
+              g_atomic_int_inc ((guint *) n);
+            }), &after_frames);
+    gst_object_unref (s);
+  }
   ZcBusLog after;
   collect_errors (p, after);
   std::string backend;
@@ -319,6 +376,10 @@ GST_START_TEST (test_faulting_kernel_ends_the_pipeline_and_the_context)
   fail_unless (!after.errors.empty () || backend == "cpu", "a pipeline after "
       "the fault reached EOS on the %s backend, whose context is lost",
       backend.c_str ());
+  /* at its start: no frame went through it */
+  fail_unless (!after.errors.empty () ? after_frames == 0 : TRUE, "the "
+      "pipeline after the fault ran %u frames before its ERROR: it should "
+      "fail at start", after_frames);
   /* and it says what to do */
   for (GstMessage * m:after.errors)
     fail_unless (zc_test_contains_nocase (zc_test_message_text (m),
