@@ -185,7 +185,16 @@ class Plane:
                 GstZc.MemoryType.DEVICE: _kDLCUDA}[self.memory_type]
         return (kind, self._f.get_device_id())
 
-    def __dlpack__(self, stream=None):
+    def __dlpack__(self, stream=None, max_version=None, dl_device=None,
+                   copy=None):
+        # max_version: DLPack 1.0 consumers (NumPy 2, PyTorch 2.5) accept
+        # the unversioned capsule made here
+        if copy:
+            raise BufferError("gstzc views share the frame's memory: no copy")
+        if dl_device is not None and tuple(dl_device) != \
+                self.__dlpack_device__():
+            raise BufferError("the frame is on device %s, not %s" % (
+                self.__dlpack_device__(), tuple(dl_device)))
         device_type, device_id = self.__dlpack_device__()
         if self.gpu and stream != -1:
             # the consumer's stream waits for the frame's fence; None and 1

@@ -145,7 +145,7 @@ def run(fmt):
 
     pipe.set_state(Gst.State.NULL)
     pool.set_active(False)
-    del pipe, sink, src, sample, frame, pool
+    del pipe, sink, src, sample, frame
     # a view that did not hold its frame would now read freed or reused
     # memory (tried: without the hold, row 1 changes)
     assert (kept == kept_bytes).all(), "a kept view changed after the pipeline"
