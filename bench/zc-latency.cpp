@@ -1,0 +1,623 @@
+/* gst-zerocopy: a frame's trip, live, as users measure it
+ * SPDX-License-Identifier: LGPL-2.1-or-later
+ *
+ * Each case runs N pipelines at once in this process (--streams, default 1),
+ * each fed by a live source paced at --fps (or flat out with --flat-out):
+ *
+ *   appsrc is-live=true ! <pipeline> ! appsink sync=false
+ *
+ * A frame's trip runs from the moment the source pushes it to the moment
+ * the sink has it mapped for reading (the GPU work on it complete, since a
+ * CPU map waits on the frame's fence): what an application that reads the
+ * result sees. The source pushes buffers of the pool the first element
+ * proposes, each filled once when the pool first hands it out, so that the
+ * source's own fill is not measured; a pipeline that proposes no pool gets
+ * system memory. Per case and pipeline: the trip's median, p99 and max over
+ * the timed frames of every stream, each stream's frame rate, CPU time per
+ * frame, threads, and the bytes gst-zerocopy's allocators hold, per stream.
+ * --runs repeats each pipeline, interleaved with the others of its case;
+ * the figures are medians over the runs with their range.
+ *
+ *   zc-latency [--fps F] [--frames N] [--warmup W] [--runs R] [--streams N]
+ *              [--flat-out] [--only TEXT]
+ */
+#include <gst/app/app.h>
+#include <gst/gst.h>
+#include <gst/video/video.h>
+#include <gst/zerocopy/zerocopy.h>
+
+#include <sys/resource.h>
+
+#include <algorithm>
+#include <atomic>
+#include <chrono>
+#include <cmath>
+#include <cstdio>
+#include <cstring>
+#include <dirent.h>
+#include <memory>
+#include <mutex>
+#include <set>
+#include <string>
+#include <thread>
+#include <vector>
+
+namespace {
+
+using Clock = std::chrono::steady_clock;
+
+struct Options
+{
+  double fps = 30.0;
+  int frames = 600;
+  int warmup = 30;
+  int runs = 3;
+  int streams = 1;
+  bool flat_out = false;
+  std::string only;
+};
+
+struct Pipeline
+{
+  std::string label;
+  std::string middle;
+  std::vector<std::string> needs; /* element factories */
+};
+
+struct Case
+{
+  std::string name;
+  std::string in_caps;
+  std::vector<Pipeline> pipelines;
+};
+
+bool
+have_factory (const std::string &name)
+{
+  GstElementFactory *f = gst_element_factory_find (name.c_str ());
+  if (f)
+    gst_object_unref (f);
+  return f != nullptr;
+}
+
+std::vector<Case>
+make_cases (const Options &o)
+{
+  (void)o;
+  const std::string out1080 = "video/x-raw,format=RGBA,width=1920,height=1080";
+  auto zc_effect = [] (const char *mem) {
+    std::string m = mem ? std::string (" memory-type=") + mem : "";
+    return "zcupload" + m + " ! zcfilter invert=true" + m + " ! zcdownload" + m;
+  };
+  auto zc_convert = [&] (const char *mem) {
+    std::string m = mem ? std::string (" memory-type=") + mem : "";
+    return "zcupload" + m + " ! zcfilter" + m
+           + " ! video/x-raw(memory:CUDAZeroCopy),format=RGBA,width=1920,"
+             "height=1080 ! zcdownload"
+           + m;
+  };
+  std::vector<Case> cases;
+  for (const char *size : { "1080p", "4K" }) {
+    const bool k4 = std::string (size) == "4K";
+    Case c;
+    c.name = std::string ("invert ") + size + " RGBA";
+    c.in_caps = std::string ("video/x-raw,format=RGBA,width=")
+                + (k4 ? "3840,height=2160" : "1920,height=1080");
+    c.pipelines = {
+      { "zc mapped", zc_effect (nullptr), { "zcupload" } },
+      { "zc managed", zc_effect ("managed"), { "zcupload" } },
+      { "zc device", zc_effect ("device"), { "zcupload" } },
+      /* nvcodec has no effect element: its copy path, around where a
+       * user's CUDA effect would go */
+      { "cudaupload ! cudadownload", "cudaupload ! cudadownload",
+        { "cudaupload", "cudadownload" } },
+      /* the CPU's nearest per-pixel effect */
+      { "videobalance", "videobalance brightness=-0.1", { "videobalance" } },
+    };
+    cases.push_back (c);
+  }
+  Case cs;
+  cs.name = "NV12 4K > RGBA 1080p";
+  cs.in_caps = "video/x-raw,format=NV12,width=3840,height=2160";
+  cs.pipelines = {
+    { "zc mapped", zc_convert (nullptr), { "zcupload" } },
+    { "zc managed", zc_convert ("managed"), { "zcupload" } },
+    { "zc device", zc_convert ("device"), { "zcupload" } },
+    { "cudaupload ! cudaconvertscale ! cudadownload",
+      "cudaupload ! cudaconvertscale ! video/x-raw(memory:CUDAMemory),"
+      "format=RGBA,width=1920,height=1080 ! cudadownload",
+      { "cudaupload", "cudaconvertscale", "cudadownload" } },
+    { "videoconvertscale", "videoconvertscale ! " + out1080,
+      { "videoconvertscale" } },
+  };
+  cases.push_back (cs);
+  return cases;
+}
+
+/* ---- one stream: a live source, a pipeline, a sink that maps ---------- */
+
+struct Stream
+{
+  GstElement *pipeline = nullptr;
+  GstElement *appsrc = nullptr;
+  GstVideoInfo info;
+  GstCaps *caps = nullptr;
+  GstBufferPool *pool = nullptr;
+  std::set<GstMemory *> filled;
+  GstClockTime period = 0;
+  int total = 0;
+  std::vector<Clock::time_point> pushed;
+  std::vector<double> trip_ms; /* index: frame number; NAN until mapped */
+  std::atomic<int> received{ 0 };
+  std::mutex lock;
+  std::string error;
+};
+
+void
+fill (GstBuffer *buf, const GstVideoInfo *info)
+{
+  GstVideoFrame frame;
+  GstVideoInfo vi = *info;
+  if (!gst_video_frame_map (&frame, &vi, buf, GST_MAP_WRITE))
+    return;
+  for (guint p = 0; p < GST_VIDEO_FRAME_N_PLANES (&frame); p++) {
+    auto *data = (guint8 *)GST_VIDEO_FRAME_PLANE_DATA (&frame, p);
+    const gint stride = GST_VIDEO_FRAME_PLANE_STRIDE (&frame, p);
+    const gint rows = GST_VIDEO_FRAME_COMP_HEIGHT (&frame, p);
+    for (gint y = 0; y < rows; y++)
+      memset (data + (gsize)y * stride, (y * 7 + (int)p * 50) & 0xff,
+              (gsize)stride);
+  }
+  gst_video_frame_unmap (&frame);
+}
+
+GstFlowReturn
+on_sample (GstAppSink *sink, gpointer data)
+{
+  auto *s = (Stream *)data;
+  GstSample *sample = gst_app_sink_pull_sample (sink);
+  if (!sample)
+    return GST_FLOW_EOS;
+  GstBuffer *buf = gst_sample_get_buffer (sample);
+  GstMapInfo map;
+  /* mapped for reading: after the GPU work fenced on it */
+  const bool mapped = gst_buffer_map (buf, &map, GST_MAP_READ);
+  const Clock::time_point now = Clock::now ();
+  if (mapped)
+    gst_buffer_unmap (buf, &map);
+  const GstClockTime pts = GST_BUFFER_PTS (buf);
+  gst_sample_unref (sample);
+  if (!mapped || !GST_CLOCK_TIME_IS_VALID (pts))
+    return GST_FLOW_ERROR;
+  const int n = (int)((pts + s->period / 2) / s->period);
+  if (n >= 0 && n < s->total) {
+    std::lock_guard<std::mutex> g (s->lock);
+    s->trip_ms[n]
+        = std::chrono::duration<double, std::milli> (now - s->pushed[n])
+              .count ();
+  }
+  s->received++;
+  return GST_FLOW_OK;
+}
+
+void
+take_pool (Stream *s)
+{
+  GstPad *pad = gst_element_get_static_pad (s->appsrc, "src");
+  GstQuery *q = gst_query_new_allocation (s->caps, TRUE);
+  guint size = 0, min = 0, max = 0;
+  if (gst_pad_peer_query (pad, q) && gst_query_get_n_allocation_pools (q) > 0)
+    gst_query_parse_nth_allocation_pool (q, 0, &s->pool, &size, &min, &max);
+  gst_query_unref (q);
+  gst_object_unref (pad);
+  if (!s->pool)
+    s->pool = gst_video_buffer_pool_new ();
+  if (!gst_buffer_pool_is_active (s->pool)) {
+    GstStructure *config = gst_buffer_pool_get_config (s->pool);
+    size = MAX (size, (guint)GST_VIDEO_INFO_SIZE (&s->info));
+    gst_buffer_pool_config_set_params (config, s->caps, size, MAX (min, 4u),
+                                       0);
+    if (gst_buffer_pool_has_option (s->pool, GST_BUFFER_POOL_OPTION_VIDEO_META))
+      gst_buffer_pool_config_add_option (config,
+                                         GST_BUFFER_POOL_OPTION_VIDEO_META);
+    if (!gst_buffer_pool_set_config (s->pool, config)) {
+      config = gst_buffer_pool_get_config (s->pool);
+      gst_buffer_pool_set_config (s->pool, config);
+    }
+    gst_buffer_pool_set_active (s->pool, TRUE);
+  }
+}
+
+std::string
+bus_error (GstElement *pipeline)
+{
+  GstBus *bus = gst_element_get_bus (pipeline);
+  GstMessage *m = gst_bus_pop_filtered (bus, GST_MESSAGE_ERROR);
+  gst_object_unref (bus);
+  if (!m)
+    return "";
+  GError *err = nullptr;
+  gchar *dbg = nullptr;
+  gst_message_parse_error (m, &err, &dbg);
+  std::string text = err ? err->message : "error";
+  g_clear_error (&err);
+  g_free (dbg);
+  gst_message_unref (m);
+  return text;
+}
+
+/* The source's thread: N frames at the stream's pace (or as fast as the
+ * pipeline takes them), each stamped with its push time. */
+void
+push_frames (Stream *s, const Options &o, Clock::time_point start)
+{
+  const auto period = std::chrono::duration_cast<Clock::duration> (
+      std::chrono::duration<double> (1.0 / o.fps));
+  for (int n = 0; n < s->total; n++) {
+    if (!o.flat_out)
+      std::this_thread::sleep_until (start + n * period);
+    else /* flat out: at most 3 frames in flight */
+      while (n - s->received.load () > 3)
+        std::this_thread::sleep_for (std::chrono::microseconds (50));
+    GstBuffer *buf = nullptr;
+    if (n == 0) {
+      /* the first frame (a warm-up one) negotiates the caps; then the
+       * first element can answer the allocation query */
+      buf = gst_buffer_new_allocate (nullptr, GST_VIDEO_INFO_SIZE (&s->info),
+                                     nullptr);
+      fill (buf, &s->info);
+    } else {
+      if (!s->pool) {
+        GstPad *pad = gst_element_get_static_pad (s->appsrc, "src");
+        for (int i = 0; i < 2000 && !gst_pad_has_current_caps (pad); i++)
+          std::this_thread::sleep_for (std::chrono::milliseconds (1));
+        gst_object_unref (pad);
+        take_pool (s);
+      }
+      if (gst_buffer_pool_acquire_buffer (s->pool, &buf, nullptr)
+          != GST_FLOW_OK)
+        break;
+      GstMemory *mem = gst_buffer_peek_memory (buf, 0);
+      if (s->filled.insert (mem).second)
+        fill (buf, &s->info);
+    }
+    GST_BUFFER_PTS (buf) = n * s->period;
+    GST_BUFFER_DURATION (buf) = s->period;
+    {
+      std::lock_guard<std::mutex> g (s->lock);
+      s->pushed[n] = Clock::now ();
+    }
+    if (gst_app_src_push_buffer (GST_APP_SRC (s->appsrc), buf) != GST_FLOW_OK)
+      break;
+  }
+  gst_app_src_end_of_stream (GST_APP_SRC (s->appsrc));
+}
+
+double
+percentile (std::vector<double> v, double p)
+{
+  if (v.empty ())
+    return NAN;
+  std::sort (v.begin (), v.end ());
+  const size_t i = std::min (v.size () - 1, (size_t)std::ceil (p * v.size ()) - 1);
+  return v[p <= 0 ? 0 : i];
+}
+
+double
+cpu_seconds ()
+{
+  struct rusage ru;
+  getrusage (RUSAGE_SELF, &ru);
+  return ru.ru_utime.tv_sec + ru.ru_stime.tv_sec
+         + (ru.ru_utime.tv_usec + ru.ru_stime.tv_usec) / 1e6;
+}
+
+int
+threads ()
+{
+  int n = 0;
+  if (DIR *d = opendir ("/proc/self/task")) {
+    while (struct dirent *e = readdir (d))
+      if (e->d_name[0] != '.')
+        n++;
+    closedir (d);
+  }
+  return n;
+}
+
+struct Result
+{
+  bool ok = false;
+  std::string why;
+  double med = NAN, p99 = NAN, max = NAN;
+  double fps_min = NAN, fps_sum = NAN; /* slowest stream; all together */
+  double cpu_ms = NAN;                 /* CPU time per frame, per stream */
+  int threads = 0;
+  double pinned_mib = NAN, device_mib = NAN, managed_mib = NAN,
+         system_mib = NAN; /* per stream */
+  int lost = 0;
+};
+
+Result
+run_once (const Case &c, const Pipeline &pl, const Options &o)
+{
+  Result r;
+  std::vector<std::unique_ptr<Stream> > streams;
+  const int total = o.warmup + o.frames;
+  for (int i = 0; i < o.streams; i++) {
+    auto s = std::make_unique<Stream> ();
+    std::string desc = "appsrc name=src is-live=true format=time "
+                       "max-bytes=0 block=true ! "
+                       + c.in_caps + ",framerate="
+                       + std::to_string ((int)std::lround (o.fps))
+                       + "/1 ! " + pl.middle
+                       + " ! appsink name=sink sync=false max-buffers=8";
+    GError *err = nullptr;
+    s->pipeline = gst_parse_launch (desc.c_str (), &err);
+    if (!s->pipeline) {
+      r.why = err ? err->message : "parse error";
+      g_clear_error (&err);
+      return r;
+    }
+    s->appsrc = gst_bin_get_by_name (GST_BIN (s->pipeline), "src");
+    s->caps = gst_caps_from_string (
+        (c.in_caps + ",framerate=" + std::to_string ((int)std::lround (o.fps))
+         + "/1")
+            .c_str ());
+    gst_app_src_set_caps (GST_APP_SRC (s->appsrc), s->caps);
+    gst_video_info_from_caps (&s->info, s->caps);
+    s->period = (GstClockTime)std::llround (GST_SECOND / o.fps);
+    s->total = total;
+    s->pushed.assign (total, Clock::time_point ());
+    s->trip_ms.assign (total, NAN);
+    GstElement *sink = gst_bin_get_by_name (GST_BIN (s->pipeline), "sink");
+    GstAppSinkCallbacks cb = {};
+    cb.new_sample = on_sample;
+    gst_app_sink_set_callbacks (GST_APP_SINK (sink), &cb, s.get (), nullptr);
+    gst_object_unref (sink);
+    if (gst_element_set_state (s->pipeline, GST_STATE_PLAYING)
+        == GST_STATE_CHANGE_FAILURE) {
+      r.why = "could not start: " + bus_error (s->pipeline);
+    }
+    streams.push_back (std::move (s));
+  }
+  if (r.why.empty ()) {
+    const Clock::time_point t0 = Clock::now () + std::chrono::milliseconds (50);
+    std::vector<std::thread> pushers;
+    const double cpu0 = cpu_seconds ();
+    for (size_t i = 0; i < streams.size (); i++) {
+      /* cameras are not in step: the streams' phases spread over a period */
+      auto start = t0 + std::chrono::duration_cast<Clock::duration> (
+                            std::chrono::duration<double> (
+                                (double)i / streams.size () / o.fps));
+      pushers.emplace_back (push_frames, streams[i].get (), std::cref (o),
+                            start);
+    }
+    int sampled_threads = 0;
+    double bytes[4] = { 0, 0, 0, 0 };
+    bool sampled = false;
+    for (auto &s : streams) {
+      GstBus *bus = gst_element_get_bus (s->pipeline);
+      while (true) {
+        GstMessage *m = gst_bus_timed_pop_filtered (
+            bus, 100 * GST_MSECOND,
+            (GstMessageType)(GST_MESSAGE_EOS | GST_MESSAGE_ERROR));
+        if (!sampled && s->received.load () > o.warmup) {
+          sampled = true;
+          sampled_threads = threads ();
+          const GstZcMemoryType types[4]
+              = { GST_ZC_MEMORY_TYPE_MAPPED, GST_ZC_MEMORY_TYPE_DEVICE,
+                  GST_ZC_MEMORY_TYPE_MANAGED, GST_ZC_MEMORY_TYPE_SYSTEM };
+          for (int k = 0; k < 4; k++)
+            bytes[k] = (double)gst_zc_memory_get_bytes_in_use (types[k]);
+        }
+        if (!m)
+          continue;
+        if (GST_MESSAGE_TYPE (m) == GST_MESSAGE_ERROR) {
+          gst_message_unref (m);
+          s->error = bus_error (s->pipeline);
+          if (s->error.empty ())
+            s->error = "error";
+          gst_app_src_end_of_stream (GST_APP_SRC (s->appsrc));
+          break;
+        }
+        gst_message_unref (m);
+        break;
+      }
+      gst_object_unref (bus);
+    }
+    for (auto &t : pushers)
+      t.join ();
+    const double cpu = cpu_seconds () - cpu0;
+    std::vector<double> trips;
+    double fps_min = INFINITY, fps_sum = 0;
+    for (auto &s : streams) {
+      if (!s->error.empty () && r.why.empty ())
+        r.why = s->error;
+      Clock::time_point first, last;
+      int got = 0;
+      for (int n = o.warmup; n < total; n++) {
+        if (std::isnan (s->trip_ms[n])) {
+          r.lost++;
+          continue;
+        }
+        trips.push_back (s->trip_ms[n]);
+        auto done = s->pushed[n]
+                    + std::chrono::duration_cast<Clock::duration> (
+                        std::chrono::duration<double, std::milli> (
+                            s->trip_ms[n]));
+        if (!got++)
+          first = done;
+        last = done;
+      }
+      if (got > 1) {
+        const double fps
+            = (got - 1)
+              / std::chrono::duration<double> (last - first).count ();
+        fps_min = std::min (fps_min, fps);
+        fps_sum += fps;
+      }
+    }
+    if (r.why.empty () && !trips.empty ()) {
+      r.ok = true;
+      r.med = percentile (trips, 0.5);
+      r.p99 = percentile (trips, 0.99);
+      r.max = percentile (trips, 1.0);
+      r.fps_min = fps_min;
+      r.fps_sum = fps_sum;
+      r.cpu_ms = cpu * 1e3 / ((double)total * o.streams);
+      r.threads = sampled_threads;
+      const double mib = 1024.0 * 1024.0 * o.streams;
+      r.pinned_mib = bytes[0] / mib;
+      r.device_mib = bytes[1] / mib;
+      r.managed_mib = bytes[2] / mib;
+      r.system_mib = bytes[3] / mib;
+    } else if (r.why.empty ()) {
+      r.why = "no frame reached the sink";
+    }
+  }
+  for (auto &s : streams) {
+    gst_element_set_state (s->pipeline, GST_STATE_NULL);
+    if (s->pool) {
+      gst_buffer_pool_set_active (s->pool, FALSE);
+      gst_object_unref (s->pool);
+    }
+    gst_caps_unref (s->caps);
+    gst_object_unref (s->appsrc);
+    gst_object_unref (s->pipeline);
+  }
+  return r;
+}
+
+std::string
+fmt_range (const std::vector<double> &v, const char *f)
+{
+  if (v.empty ())
+    return "-";
+  std::vector<double> s = v;
+  std::sort (s.begin (), s.end ());
+  char buf[96];
+  const double med = s[s.size () / 2];
+  std::string fs = std::string (f) + " (" + f + "-" + f + ")";
+  snprintf (buf, sizeof buf, fs.c_str (), med, s.front (), s.back ());
+  return buf;
+}
+
+} // namespace
+
+int
+main (int argc, char **argv)
+{
+  Options o;
+  gst_init (&argc, &argv);
+  for (int i = 1; i < argc; i++) {
+    std::string a = argv[i];
+    auto next = [&] () -> const char * {
+      if (i + 1 >= argc) {
+        fprintf (stderr, "zc-latency: %s needs a value\n", a.c_str ());
+        exit (2);
+      }
+      return argv[++i];
+    };
+    if (a == "--fps")
+      o.fps = atof (next ());
+    else if (a == "--frames")
+      o.frames = atoi (next ());
+    else if (a == "--warmup")
+      o.warmup = atoi (next ());
+    else if (a == "--runs")
+      o.runs = atoi (next ());
+    else if (a == "--streams")
+      o.streams = atoi (next ());
+    else if (a == "--flat-out")
+      o.flat_out = true;
+    else if (a == "--only")
+      o.only = next ();
+    else {
+      fprintf (stderr,
+               "usage: zc-latency [--fps F] [--frames N] [--warmup W] "
+               "[--runs R] [--streams N] [--flat-out] [--only TEXT]\n");
+      return a == "--help" ? 0 : 2;
+    }
+  }
+  if (o.fps <= 0 || o.frames < 2 || o.runs < 1 || o.streams < 1) {
+    fprintf (stderr, "zc-latency: bad options\n");
+    return 2;
+  }
+  std::string device = "no GPU: the CPU backend";
+  if (GstZcContext *ctx = gst_zc_context_new (-1, nullptr)) {
+    if (gst_zc_context_has_gpu (ctx))
+      device = gst_zc_context_get_device_name (ctx);
+    gst_object_unref (ctx);
+  }
+  char pace[32];
+  snprintf (pace, sizeof pace, "%g fps", o.fps);
+  printf ("zc-latency: %s, GStreamer %s, %d stream%s at %s, %d frames timed "
+          "after %d, %d runs\n",
+          device.c_str (), gst_version_string (), o.streams,
+          o.streams > 1 ? "s" : "", o.flat_out ? "flat out" : pace, o.frames,
+          o.warmup, o.runs);
+  printf ("trip: push at the source to mapped for reading at the sink, ms; "
+          "median of the runs (range)\n\n");
+  printf ("%-22s %-46s %-22s %-22s %-9s %-15s %-8s %-7s %s\n", "case",
+          "pipeline", "median", "p99", "max", "fps slowest", "cpu ms/f",
+          "threads", "MiB/stream pinned dev managed sys");
+  int failures = 0;
+  for (const Case &c : make_cases (o)) {
+    std::vector<std::vector<Result> > all (c.pipelines.size ());
+    std::vector<std::string> why (c.pipelines.size ());
+    for (size_t p = 0; p < c.pipelines.size (); p++) {
+      const Pipeline &pl = c.pipelines[p];
+      const std::string row = c.name + " " + pl.label;
+      if (!o.only.empty () && row.find (o.only) == std::string::npos)
+        why[p] = "-";
+      for (const std::string &f : pl.needs)
+        if (why[p].empty () && !have_factory (f))
+          why[p] = f + " not found";
+    }
+    for (int run = 0; run < o.runs; run++)
+      for (size_t p = 0; p < c.pipelines.size (); p++) {
+        if (!why[p].empty ())
+          continue;
+        Result r = run_once (c, c.pipelines[p], o);
+        if (!r.ok) {
+          why[p] = r.why;
+          failures++;
+          continue;
+        }
+        all[p].push_back (r);
+      }
+    for (size_t p = 0; p < c.pipelines.size (); p++) {
+      if (why[p] == "-")
+        continue;
+      if (!why[p].empty ()) {
+        printf ("%-22s %-46s not run: %s\n", c.name.c_str (),
+                c.pipelines[p].label.c_str (), why[p].c_str ());
+        continue;
+      }
+      std::vector<double> med, p99, mx, fps, cpu;
+      int thr = 0, lost = 0;
+      for (const Result &r : all[p]) {
+        med.push_back (r.med);
+        p99.push_back (r.p99);
+        mx.push_back (r.max);
+        fps.push_back (r.fps_min);
+        cpu.push_back (r.cpu_ms);
+        thr = std::max (thr, r.threads);
+        lost += r.lost;
+      }
+      const Result &last = all[p].back ();
+      printf ("%-22s %-46s %-22s %-22s %-9.3f %-15s %-8.3f %-7d %.1f %.1f "
+              "%.1f %.1f%s\n",
+              c.name.c_str (), c.pipelines[p].label.c_str (),
+              fmt_range (med, "%.3f").c_str (), fmt_range (p99, "%.3f").c_str (),
+              *std::max_element (mx.begin (), mx.end ()),
+              fmt_range (fps, "%.1f").c_str (),
+              cpu[cpu.size () / 2], thr, last.pinned_mib, last.device_mib,
+              last.managed_mib, last.system_mib,
+              lost ? (" (" + std::to_string (lost) + " frames lost)").c_str ()
+                   : "");
+    }
+  }
+  return failures ? 1 : 0;
+}
