@@ -199,7 +199,7 @@ class Plane:
         if self.gpu and stream != -1:
             # the consumer's stream waits for the frame's fence; None and 1
             # are the legacy default stream, 2 the per-thread one
-            self._f.wait_on_stream(0 if stream is None else int(stream))
+            self._f.wait_on_stream(1 if stream is None else int(stream))
         ndim = len(self.shape)
         shape = (ctypes.c_int64 * ndim)(*self.shape)
         strides = (ctypes.c_int64 * ndim)(
@@ -229,7 +229,10 @@ class Frame:
         info = _video_info(caps)
         self.writable = bool(writable)
         self.gpu = bool(gpu)
-        self.stream = stream
+        # a GPU frame's stream: the caller's, or the legacy default stream
+        # (1, as __cuda_array_interface__ v3 names it; 0 is not allowed there)
+        self.stream = (1 if stream in (None, 0) else int(stream)) \
+            if gpu else stream
         try:
             if self.gpu:
                 self._f = GstZc.Frame.new_for_gpu(buffer, info, self.writable)
@@ -244,8 +247,8 @@ class Frame:
             raise ValueError(e.message) from None
         self.memory_type = self._f.get_memory_type()
         self.planes = [Plane(self, i) for i in range(self._f.get_n_planes())]
-        if self.gpu and stream is not None:
-            self.wait(stream)
+        if self.gpu:
+            self.wait(self.stream)
 
     @classmethod
     def from_sample(cls, sample, **kw):
@@ -266,7 +269,7 @@ class Frame:
         """Fences the frame after the work queued on ``stream`` (default:
         the stream the frame was made with): the next element waits."""
         s = self.stream if stream is None else stream
-        self._live().record_on_stream(int(s or 0))
+        self._live().record_on_stream(int(s or 1))
 
     def release(self):
         """Lets the frame go; views made from it keep it until they go."""
