@@ -552,7 +552,7 @@ main (int argc, char **argv)
   }
   char pace[32];
   snprintf (pace, sizeof pace, "%g fps", o.fps);
-  printf ("zc-latency: %s, GStreamer %s, %d stream%s at %s, %d frames timed "
+  printf ("zc-latency: %s, %s, %d stream%s at %s, %d frames timed "
           "after %d, %d runs\n",
           device.c_str (), gst_version_string (), o.streams,
           o.streams > 1 ? "s" : "", o.flat_out ? "flat out" : pace, o.frames,
