@@ -280,7 +280,9 @@ class Frame:
         return self
 
     def __exit__(self, *exc):
-        if self.gpu and self.writable and exc[0] is None:
+        # reads too: the producer must not overwrite what a kernel still
+        # reads
+        if self.gpu and exc[0] is None:
             self.record()
         self.release()
         return False
