@@ -17,6 +17,7 @@
 #include <gst/zerocopy/zerocopy.h>
 
 #include <zcconvert.h>
+#include "../../gst/zcframedesc.h"
 #include <zcpointops.h>
 
 #include <algorithm>
@@ -715,54 +716,22 @@ static const ZcFilterSetting zc_filter_settings[] = {
 
 #define ZC_N_FILTER_SETTINGS G_N_ELEMENTS (zc_filter_settings)
 
-/* The 22 formats every element takes */
+/* The 22 formats every element takes, from the one format table */
 static const GstVideoFormat zc_filter_formats[] = {
-  GST_VIDEO_FORMAT_RGBA, GST_VIDEO_FORMAT_BGRA, GST_VIDEO_FORMAT_RGBx,
-  GST_VIDEO_FORMAT_BGRx, GST_VIDEO_FORMAT_ARGB, GST_VIDEO_FORMAT_ABGR,
-  GST_VIDEO_FORMAT_xRGB, GST_VIDEO_FORMAT_xBGR, GST_VIDEO_FORMAT_RGB,
-  GST_VIDEO_FORMAT_BGR, GST_VIDEO_FORMAT_GRAY8, GST_VIDEO_FORMAT_GRAY16_LE,
-  GST_VIDEO_FORMAT_NV12, GST_VIDEO_FORMAT_NV21, GST_VIDEO_FORMAT_I420,
-  GST_VIDEO_FORMAT_YV12, GST_VIDEO_FORMAT_Y42B, GST_VIDEO_FORMAT_Y444,
-  GST_VIDEO_FORMAT_YUY2, GST_VIDEO_FORMAT_UYVY, GST_VIDEO_FORMAT_P010_10LE,
-  GST_VIDEO_FORMAT_I420_10LE,
+#define ZC_TEST_FORMAT(name, ...) GST_VIDEO_FORMAT_##name,
+  ZC_FORMATS (ZC_TEST_FORMAT, ZC_TEST_FORMAT)
+#undef ZC_TEST_FORMAT
 };
+G_STATIC_ASSERT (G_N_ELEMENTS (zc_filter_formats) == 22);
 
 /* The kernel's description of a mapped frame (format, matrix, range,
- * planes); false for a format the kernels do not have. */
+ * planes): the plugin's own mapping; false for a format the kernels do
+ * not have. */
 static inline bool
 zc_test_frame_desc (GstVideoFrame * f, zc::FrameDesc * d)
 {
-  const gchar *name = gst_video_format_to_string (GST_VIDEO_FRAME_FORMAT (f));
-  bool found = false;
-  for (int i = 0; i < zc::kNumPixFmts && !found; i++) {
-    if (g_strcmp0 (zc::pixfmt_name ((zc::PixFmt) i), name) == 0) {
-      d->fmt = (zc::PixFmt) i;
-      found = true;
-    }
-  }
-  if (!found)
-    return false;
-  d->width = GST_VIDEO_FRAME_WIDTH (f);
-  d->height = GST_VIDEO_FRAME_HEIGHT (f);
-  switch (f->info.colorimetry.matrix) {
-    case GST_VIDEO_COLOR_MATRIX_BT709:
-    case GST_VIDEO_COLOR_MATRIX_SMPTE240M:
-      d->matrix = zc::Matrix::BT709;
-      break;
-    case GST_VIDEO_COLOR_MATRIX_BT2020:
-      d->matrix = zc::Matrix::BT2020;
-      break;
-    default:
-      d->matrix = zc::Matrix::BT601;
-      break;
-  }
-  d->full_range = f->info.colorimetry.range == GST_VIDEO_COLOR_RANGE_0_255;
-  for (guint p = 0; p < 3; p++) {
-    bool has = p < GST_VIDEO_FRAME_N_PLANES (f);
-    d->planes[p] = has ? (uint8_t *) GST_VIDEO_FRAME_PLANE_DATA (f, p) : NULL;
-    d->strides[p] = has ? (size_t) GST_VIDEO_FRAME_PLANE_STRIDE (f, p) : 0;
-  }
-  return true;
+  *d = zc::FrameDesc ();
+  return zc_gst::frame_desc_of_frame (f, d);
 }
 
 static inline zc::ConvertParams
