@@ -81,9 +81,8 @@ have_factory (const std::string &name)
 }
 
 std::vector<Case>
-make_cases (const Options &o)
+make_cases ()
 {
-  (void)o;
   const std::string out1080 = "video/x-raw,format=RGBA,width=1920,height=1080";
   auto zc_effect = [] (const char *mem) {
     std::string m = mem ? std::string (" memory-type=") + mem : "";
@@ -228,14 +227,10 @@ take_pool (Stream *s)
   }
 }
 
+/* The text of ERROR message @m (consumed) */
 std::string
-bus_error (GstElement *pipeline)
+error_text (GstMessage *m)
 {
-  GstBus *bus = gst_element_get_bus (pipeline);
-  GstMessage *m = gst_bus_pop_filtered (bus, GST_MESSAGE_ERROR);
-  gst_object_unref (bus);
-  if (!m)
-    return "";
   GError *err = nullptr;
   gchar *dbg = nullptr;
   gst_message_parse_error (m, &err, &dbg);
@@ -244,6 +239,16 @@ bus_error (GstElement *pipeline)
   g_free (dbg);
   gst_message_unref (m);
   return text;
+}
+
+/* The text of the first ERROR waiting on @pipeline's bus; "" for none */
+std::string
+bus_error (GstElement *pipeline)
+{
+  GstBus *bus = gst_element_get_bus (pipeline);
+  GstMessage *m = gst_bus_pop_filtered (bus, GST_MESSAGE_ERROR);
+  gst_object_unref (bus);
+  return m ? error_text (m) : "";
 }
 
 /* The source's thread: N frames at the stream's pace (or as fast as the
@@ -414,10 +419,8 @@ run_once (const Case &c, const Pipeline &pl, const Options &o)
         if (!m)
           continue;
         if (GST_MESSAGE_TYPE (m) == GST_MESSAGE_ERROR) {
-          gst_message_unref (m);
-          s->error = bus_error (s->pipeline);
-          if (s->error.empty ())
-            s->error = "error";
+          /* this message is the error: the bus has no other to pop */
+          s->error = error_text (m);
           gst_app_src_end_of_stream (GST_APP_SRC (s->appsrc));
           break;
         }
@@ -563,7 +566,7 @@ main (int argc, char **argv)
           "pipeline", "median", "p99", "max", "fps slowest", "cpu ms/f",
           "threads", "MiB/stream pinned dev managed sys");
   int failures = 0;
-  for (const Case &c : make_cases (o)) {
+  for (const Case &c : make_cases ()) {
     std::vector<std::vector<Result> > all (c.pipelines.size ());
     std::vector<std::string> why (c.pipelines.size ());
     for (size_t p = 0; p < c.pipelines.size (); p++) {
