@@ -68,6 +68,7 @@ gst_zc_base_transform_new_pool (GstZcBaseTransform * self, GstCaps * caps,
 
   if (!priv->context || !gst_video_info_from_caps (&info, caps))
     return NULL;
+  std::lock_guard < std::mutex > lk (priv->pools_lock);
   GstBufferPool *pool = reuse_made_pool (priv, caps, memory_type, video_meta);
   if (pool) {
     GST_DEBUG_OBJECT (self, "reusing pool %" GST_PTR_FORMAT, pool);
@@ -76,6 +77,8 @@ gst_zc_base_transform_new_pool (GstZcBaseTransform * self, GstCaps * caps,
   pool = gst_zc_buffer_pool_new (priv->context, memory_type);
   if (!pool)
     return NULL;
+  /* an allocation that fails is this element's ERROR, whoever fills it */
+  gst_zc_buffer_pool_set_owner (GST_ZC_BUFFER_POOL (pool), GST_ELEMENT (self));
   GstStructure *config = gst_buffer_pool_get_config (pool);
   gst_buffer_pool_config_set_params (config, caps, GST_VIDEO_INFO_SIZE (&info),
       min_buffers, 0);

@@ -67,8 +67,8 @@ struct ZcBaseTransformState
 
   /* Pools this element made (proposed upstream, or its own output pool),
    * kept so that a renegotiation to caps it already had takes the same pool
-   * again instead of pinning fresh memory. Streaming thread; dropped at
-   * stop(). */
+   * again instead of pinning fresh memory. Streaming thread, and stats;
+   * dropped at stop(). Under pools_lock. */
   struct MadePool
   {
     GstBufferPool *pool;
@@ -77,6 +77,7 @@ struct ZcBaseTransformState
     gboolean video_meta;
   };
   std::vector < MadePool > made_pools;
+  std::mutex pools_lock;
 
   ZcBaseTransformState ()
   {

@@ -82,6 +82,19 @@ stats_structure (GstZcBaseTransform * self)
         gst_zc_memory_type_to_string (priv->context ? priv->resolved_type :
             priv->memory_type), NULL);
   }
+  /* what the pools this element made hold of the host memory that
+   * GST_ZC_PINNED_LIMIT caps (pinned, or the CPU backend's system memory) */
+  guint64 pinned = 0;
+  {
+    std::lock_guard < std::mutex > lk (priv->pools_lock);
+    for (auto & m : priv->made_pools) {
+      auto *pool = GST_ZC_BUFFER_POOL (m.pool);
+      const GstZcMemoryType t = gst_zc_buffer_pool_get_memory_type (pool);
+      if (t == GST_ZC_MEMORY_TYPE_MAPPED || t == GST_ZC_MEMORY_TYPE_SYSTEM)
+        pinned += gst_zc_buffer_pool_get_bytes_held (pool);
+    }
+  }
+  gst_structure_set (s, "pinned-bytes", G_TYPE_UINT64, pinned, NULL);
   auto *klass = GST_ZC_BASE_TRANSFORM_GET_CLASS (self);
   if (klass->add_stats)
     klass->add_stats (self, s);
@@ -467,11 +480,14 @@ gst_zc_base_transform_stop (GstBaseTransform * trans)
    * they were recorded on, so destroying it needs no wait. */
   if (stream)
     gst_zc_context_free_stream (priv->context, stream);
-  for (auto & m : priv->made_pools) {
-    gst_object_unref (m.pool);
-    gst_caps_unref (m.caps);
+  {
+    std::lock_guard < std::mutex > lk (priv->pools_lock);
+    for (auto & m : priv->made_pools) {
+      gst_object_unref (m.pool);
+      gst_caps_unref (m.caps);
+    }
+    priv->made_pools.clear ();
   }
-  priv->made_pools.clear ();
   /* Wrapped frames of upstream (adopted, or nvcodec's) go back to their
    * owners once the GPU is done with them, on the allocator's thread:
    * none stays held past stop. */
@@ -532,7 +548,10 @@ gst_zc_base_transform_class_init (GstZcBaseTransformClass * klass)
           "cuda-memory-buffers (frames of nvcodec's memory:CUDAMemory read or "
           "written in place), adopted-buffers, registrations and "
           "bytes-registered (zcupload: foreign system memory registered with "
-          "CUDA and used in place) (guint64), "
+          "CUDA and used in place) (guint64), pinned-bytes (what the pools "
+          "this element made hold now of pinned memory, or on the CPU "
+          "backend of system memory: the memory GST_ZC_PINNED_LIMIT caps) "
+          "(guint64), "
           "and backend (cuda or cpu), device-name, memory-type (strings)", GST_TYPE_STRUCTURE,
           (GParamFlags) (G_PARAM_READABLE | G_PARAM_STATIC_STRINGS)));
 

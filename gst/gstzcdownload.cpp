@@ -94,6 +94,8 @@ acquire_staging (GstZcDownload * self, GstBuffer ** outbuf)
     GstBufferPool *pool = gst_zc_buffer_pool_new
         (gst_zc_base_transform_get_context (base), GST_ZC_MEMORY_TYPE_MAPPED);
     if (pool) {
+      gst_zc_buffer_pool_set_owner (GST_ZC_BUFFER_POOL (pool),
+          GST_ELEMENT (self));
       GstStructure *config = gst_buffer_pool_get_config (pool);
       gst_buffer_pool_config_set_params (config, caps,
           GST_VIDEO_INFO_SIZE (&info), 2, 0);

@@ -18,6 +18,10 @@
 #endif
 
 #include "gstzcbufferpool.h"
+#include "gstzcmemory-private.h"
+
+#include <atomic>
+#include <cstring>
 
 GST_DEBUG_CATEGORY_STATIC (gst_zc_buffer_pool_debug);
 #define GST_CAT_DEFAULT gst_zc_buffer_pool_debug
@@ -29,6 +33,13 @@ struct _GstZcBufferPool
   GstZcContext *context;
   GstZcMemoryType memory_type;
   GstAllocator *allocator;
+
+  /* the element an allocation failure is posted from (weak) */
+  GWeakRef owner;
+  /* one ERROR per activation */
+  gint error_posted;
+  /* the bytes of the buffers this pool holds, free or out */
+  std::atomic < guint64 > bytes_held;
 };
 
 G_DEFINE_TYPE (GstZcBufferPool, gst_zc_buffer_pool,
@@ -78,11 +89,131 @@ gst_zc_buffer_pool_set_config (GstBufferPool * pool, GstStructure * config)
   return TRUE;
 }
 
+/* The bytes of a buffer's memories, as allocated */
+static guint64
+buffer_bytes (GstBuffer * buffer)
+{
+  guint64 bytes = 0;
+  for (guint i = 0; i < gst_buffer_n_memory (buffer); i++)
+    bytes += gst_buffer_peek_memory (buffer, i)->maxsize;
+  return bytes;
+}
+
+/* "cudaHostAlloc (&p, ...)" as written at the call: its name */
+static gchar *
+call_name (const gchar * call)
+{
+  if (!call)
+    return g_strdup ("the allocation");
+  return g_strndup (call, strcspn (call, " ("));
+}
+
+/* What a user reads when a frame of this pool could not be had, and what
+ * to do about it */
+static gchar *
+describe_failure (GstZcBufferPool * self, const GstZcAllocFailure * f)
+{
+  const GstZcMemoryType type = f->valid ? f->type : self->memory_type;
+  const gchar *kind = type == GST_ZC_MEMORY_TYPE_MAPPED ?
+      "pinned (mapped)" : type == GST_ZC_MEMORY_TYPE_SYSTEM ?
+      "system (the CPU backend's)" : gst_zc_memory_type_to_string (type);
+  const gboolean host = type == GST_ZC_MEMORY_TYPE_MAPPED ||
+      type == GST_ZC_MEMORY_TYPE_SYSTEM;
+  /* device memory is a way out only where there is a GPU */
+  const gchar *way_out = type == GST_ZC_MEMORY_TYPE_MAPPED ? "Use fewer "
+      "buffers (shorter queues), smaller frames, or memory-type=device" :
+      "Use fewer buffers (shorter queues) or smaller frames";
+  const gchar *held_kind = type == GST_ZC_MEMORY_TYPE_SYSTEM ?
+      "host memory for frames" : "pinned memory";
+  if (!f->valid)
+    return g_strdup_printf ("Could not allocate a frame of %s memory. %s.",
+        kind, way_out);
+  gchar *call = call_name (f->call);
+  gchar *text;
+  if (f->bytes == 0) {
+    text = g_strdup_printf ("Could not create the CUDA event that fences a "
+        "frame: %s failed (%s).", call, f->reason ? f->reason : "?");
+  } else if (f->over_limit) {
+    text = g_strdup_printf ("Could not allocate %" G_GSIZE_FORMAT " bytes of "
+        "%s memory for a frame: the process holds %" G_GUINT64_FORMAT
+        " bytes of %s, and GST_ZC_PINNED_LIMIT caps it at %"
+        G_GUINT64_FORMAT " bytes. %s, or raise the cap.", f->bytes, kind,
+        f->held, held_kind, f->limit, way_out);
+  } else {
+    text = g_strdup_printf ("Could not allocate %" G_GSIZE_FORMAT " bytes of "
+        "%s memory for a frame: %s failed (%s); the process holds %"
+        G_GUINT64_FORMAT " bytes of %s. %s.", f->bytes, kind, call,
+        f->reason ? f->reason : "?", f->held, host ? held_kind :
+        type == GST_ZC_MEMORY_TYPE_MANAGED ? "managed memory" :
+        "device memory", way_out);
+  }
+  g_free (call);
+  return text;
+}
+
+/* Once per activation: an ERROR from the owner naming what failed */
+static void
+post_alloc_error (GstZcBufferPool * self)
+{
+  GstZcAllocFailure f = GstZcAllocFailure ();
+  gst_zc_memory_take_alloc_failure (&f);
+  if (!g_atomic_int_compare_and_exchange (&self->error_posted, 0, 1))
+    return;
+  gchar *text = describe_failure (self, &f);
+  GST_WARNING_OBJECT (self, "%s", text);
+  auto *owner = (GstElement *) g_weak_ref_get (&self->owner);
+  if (owner) {
+    GError *err = g_error_new_literal (GST_RESOURCE_ERROR, f.bytes ?
+        GST_RESOURCE_ERROR_NO_SPACE_LEFT : GST_RESOURCE_ERROR_FAILED, text);
+    gchar *debug = g_strdup_printf ("%s: %s", GST_OBJECT_NAME (self),
+        f.call ? f.call : "no allocation call recorded");
+    gst_element_post_message (owner, gst_message_new_error (GST_OBJECT (owner),
+            err, debug));
+    g_free (debug);
+    g_error_free (err);
+    gst_object_unref (owner);
+  }
+  g_free (text);
+}
+
+static gboolean
+gst_zc_buffer_pool_start (GstBufferPool * pool)
+{
+  auto *self = GST_ZC_BUFFER_POOL (pool);
+  g_atomic_int_set (&self->error_posted, 0);
+  return GST_BUFFER_POOL_CLASS (gst_zc_buffer_pool_parent_class)->start (pool);
+}
+
+static GstFlowReturn
+gst_zc_buffer_pool_alloc_buffer (GstBufferPool * pool, GstBuffer ** buffer,
+    GstBufferPoolAcquireParams * params)
+{
+  auto *self = GST_ZC_BUFFER_POOL (pool);
+  GstFlowReturn ret =
+      GST_BUFFER_POOL_CLASS (gst_zc_buffer_pool_parent_class)->alloc_buffer
+      (pool, buffer, params);
+  if (ret == GST_FLOW_OK)
+    self->bytes_held.fetch_add (buffer_bytes (*buffer));
+  else if (ret == GST_FLOW_ERROR)
+    post_alloc_error (self);
+  return ret;
+}
+
+static void
+gst_zc_buffer_pool_free_buffer (GstBufferPool * pool, GstBuffer * buffer)
+{
+  auto *self = GST_ZC_BUFFER_POOL (pool);
+  self->bytes_held.fetch_sub (buffer_bytes (buffer));
+  GST_BUFFER_POOL_CLASS (gst_zc_buffer_pool_parent_class)->free_buffer (pool,
+      buffer);
+}
+
 static void
 gst_zc_buffer_pool_finalize (GObject * object)
 {
   auto *self = GST_ZC_BUFFER_POOL (object);
 
+  g_weak_ref_clear (&self->owner);
   gst_clear_object (&self->allocator);
   gst_clear_object (&self->context);
 
@@ -94,14 +225,19 @@ gst_zc_buffer_pool_class_init (GstZcBufferPoolClass * klass)
 {
   G_OBJECT_CLASS (klass)->finalize = gst_zc_buffer_pool_finalize;
   GST_BUFFER_POOL_CLASS (klass)->set_config = gst_zc_buffer_pool_set_config;
+  GST_BUFFER_POOL_CLASS (klass)->start = gst_zc_buffer_pool_start;
+  GST_BUFFER_POOL_CLASS (klass)->alloc_buffer =
+      gst_zc_buffer_pool_alloc_buffer;
+  GST_BUFFER_POOL_CLASS (klass)->free_buffer = gst_zc_buffer_pool_free_buffer;
 
   GST_DEBUG_CATEGORY_INIT (gst_zc_buffer_pool_debug, "zcbufferpool", 0,
       "zero-copy buffer pool");
 }
 
 static void
-gst_zc_buffer_pool_init (GstZcBufferPool *)
+gst_zc_buffer_pool_init (GstZcBufferPool * self)
 {
+  g_weak_ref_init (&self->owner, NULL);
 }
 
 /**
@@ -157,4 +293,39 @@ gst_zc_buffer_pool_get_memory_type (GstZcBufferPool * pool)
   g_return_val_if_fail (GST_IS_ZC_BUFFER_POOL (pool),
       GST_ZC_MEMORY_TYPE_AUTO);
   return pool->memory_type;
+}
+
+/**
+ * gst_zc_buffer_pool_set_owner:
+ * @pool: a #GstZcBufferPool
+ * @owner: (nullable): the element the pool's buffers are for
+ *
+ * When the pool cannot allocate a buffer (pinned memory exhausted or over
+ * the cap of gst_zc_memory_set_pinned_limit(), device memory exhausted, no
+ * CUDA event for its fence), @owner posts one ERROR per activation that
+ * names the bytes asked for, the bytes the process holds and the way out:
+ * the element that would otherwise fail, the source that filled the pool,
+ * can only say "Internal data stream error". The pool does not keep @owner
+ * alive.
+ */
+void
+gst_zc_buffer_pool_set_owner (GstZcBufferPool * pool, GstElement * owner)
+{
+  g_return_if_fail (GST_IS_ZC_BUFFER_POOL (pool));
+  g_return_if_fail (owner == NULL || GST_IS_ELEMENT (owner));
+  g_weak_ref_set (&pool->owner, owner);
+}
+
+/**
+ * gst_zc_buffer_pool_get_bytes_held:
+ * @pool: a #GstZcBufferPool
+ *
+ * Returns: the bytes of the buffers the pool holds now, free ones and those
+ *   out in the pipeline (nothing once it is inactive)
+ */
+guint64
+gst_zc_buffer_pool_get_bytes_held (GstZcBufferPool * pool)
+{
+  g_return_val_if_fail (GST_IS_ZC_BUFFER_POOL (pool), 0);
+  return pool->bytes_held.load ();
 }

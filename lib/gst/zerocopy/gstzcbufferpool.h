@@ -34,4 +34,10 @@ GstZcContext * gst_zc_buffer_pool_get_context (GstZcBufferPool * pool);
 GST_ZC_API
 GstZcMemoryType gst_zc_buffer_pool_get_memory_type (GstZcBufferPool * pool);
 
+GST_ZC_API
+void gst_zc_buffer_pool_set_owner (GstZcBufferPool * pool, GstElement * owner);
+
+GST_ZC_API
+guint64 gst_zc_buffer_pool_get_bytes_held (GstZcBufferPool * pool);
+
 G_END_DECLS

@@ -62,6 +62,13 @@ void gst_zc_cuda_note_error (gint code, const gchar * name);
 GST_ZC_API
 const gchar *gst_zc_cuda_lost_reason (void);
 
+/* The last CUDA call that failed on this thread: the call as written
+ * ("cudaHostAlloc (&p, bytes, ...)"), the error's name and description,
+ * all static; FALSE (and NULLs) if none has failed here. */
+GST_ZC_API
+gboolean gst_zc_cuda_last_failure (const gchar ** call, const gchar ** name,
+    const gchar ** description);
+
 G_END_DECLS
 
 /* @call, unless a fault is armed for @path: then @error, the call not

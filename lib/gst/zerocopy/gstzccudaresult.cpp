@@ -168,6 +168,30 @@ gst_zc_fault_path_name (GstZcFaultPath path)
   return path >= 0 && path < GST_ZC_FAULT_N_PATHS ? fault_names[path] : NULL;
 }
 
+namespace {
+/* what gst_zc_cuda_last_failure() hands out: static strings only */
+struct LastFailure
+{
+  const gchar *call = nullptr;
+  const gchar *name = nullptr;
+  const gchar *description = nullptr;
+};
+thread_local LastFailure last_failure;
+}
+
+gboolean
+gst_zc_cuda_last_failure (const gchar ** call, const gchar ** name,
+    const gchar ** description)
+{
+  if (call)
+    *call = last_failure.call;
+  if (name)
+    *name = last_failure.name;
+  if (description)
+    *description = last_failure.description;
+  return last_failure.call != nullptr;
+}
+
 #if GST_ZC_HAVE_CUDA
 gboolean
 gst_zc_cuda_result (cudaError_t err, GstDebugCategory * cat,
@@ -175,6 +199,9 @@ gst_zc_cuda_result (cudaError_t err, GstDebugCategory * cat,
 {
   if (err == cudaSuccess)
     return TRUE;
+  last_failure.call = what;
+  last_failure.name = cudaGetErrorName (err);
+  last_failure.description = cudaGetErrorString (err);
   gst_zc_cuda_note_error (err, cudaGetErrorName (err));
 #ifndef GST_DISABLE_GST_DEBUG
   gst_debug_log (cat, GST_LEVEL_WARNING, file, function, line, NULL,

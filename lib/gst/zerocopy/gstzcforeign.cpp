@@ -34,6 +34,7 @@
 
 #include "gstzcforeign.h"
 #include "gstzcmemory.h"
+#include "gstzcmemory-private.h"
 #include "gstzcutils.h"
 #include "gstzccuda-private.h"
 
@@ -206,6 +207,7 @@ registration_free (gpointer data)
   cudaGetLastError ();
   host_spans.erase ((guintptr) s->start);
   registered_total -= s->length;
+  gst_zc_memory_count_registered (s->length, FALSE);
   GST_LOG ("unregistered %" G_GSIZE_FORMAT " bytes at %p", s->length,
       s->start);
   delete s;
@@ -254,6 +256,14 @@ cover_pages (guint8 * start, guint8 * end, guint64 max_bytes,
         registered_total, max_bytes);
     return SpanResult::OVER_LIMIT;
   }
+  /* the process's cap on pinned memory (gst_zc_memory_set_pinned_limit()) */
+  const guint64 cap = gst_zc_memory_get_pinned_limit ();
+  const guint64 held = gst_zc_memory_get_pinned_bytes ();
+  if (cap && held + length > cap) {
+    GST_DEBUG ("not registering %" G_GSIZE_FORMAT " bytes: %"
+        G_GUINT64_FORMAT " pinned, cap %" G_GUINT64_FORMAT, length, held, cap);
+    return SpanResult::OVER_LIMIT;
+  }
   /* Not cudaHostRegisterReadOnly: copies from pages registered with it can
    * fail with cudaErrorInvalidValue (docs/design.md). The wrapper is a
    * read-only GstMemory instead, which no kernel of ours writes. */
@@ -279,6 +289,7 @@ cover_pages (guint8 * start, guint8 * end, guint64 max_bytes,
   s->users = 1;
   host_spans[(guintptr) start] = s;
   registered_total += length;
+  gst_zc_memory_count_registered (length, TRUE);
   r->span = s;
   r->created = true;
   if (registered_now)

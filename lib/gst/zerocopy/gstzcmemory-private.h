@@ -45,6 +45,35 @@ struct _GstZcMemoryPrivate
 
 G_BEGIN_DECLS
 
+/* Why this thread's last allocation of a frame failed: what was asked, the
+ * call that failed and its reason (static strings), and the bytes of that
+ * kind the process held then (gst_zc_memory_get_pinned_bytes() for host
+ * memory) */
+typedef struct
+{
+  gboolean valid;
+  GstZcMemoryType type;
+  gsize bytes;
+  const gchar *call;
+  const gchar *reason;
+  gboolean over_limit;          /* refused by the cap, not by the system */
+  guint64 held;
+  guint64 limit;
+} GstZcAllocFailure;
+
+G_GNUC_INTERNAL
+void gst_zc_memory_note_alloc_failure (GstZcMemoryType type, gsize bytes,
+    const gchar * call, const gchar * reason, gboolean over_limit);
+
+/* Foreign memory registered with CUDA (@registered) or released: part of
+ * gst_zc_memory_get_pinned_bytes() */
+G_GNUC_INTERNAL
+void gst_zc_memory_count_registered (gsize bytes, gboolean registered);
+
+/* Copies out and clears this thread's record; FALSE if there was none */
+G_GNUC_INTERNAL
+gboolean gst_zc_memory_take_alloc_failure (GstZcAllocFailure * failure);
+
 /* Allocates @bytes of @priv->type on @priv->device_id into
  * @priv->alloc_base; FALSE on failure (logged) */
 G_GNUC_INTERNAL

@@ -36,6 +36,7 @@
 
 #include "gstzcmemory-private.h"
 
+#include <errno.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/mman.h>
@@ -74,6 +75,213 @@ count_block (GstZcMemoryType type, gsize bytes, bool allocated)
     bytes_in_use[type].fetch_sub (bytes);
 }
 
+/* ---------------------------------------------------------------------- */
+/* The cap on host memory, and why the last allocation failed             */
+/* ---------------------------------------------------------------------- */
+
+/* 0: no cap. Set from GST_ZC_PINNED_LIMIT on first use. */
+static std::atomic < guint64 > pinned_limit (0);
+static std::once_flag pinned_limit_once;
+/* bytes allowed under the cap but not yet counted (allocations under way) */
+static std::mutex budget_lock;
+static guint64 host_reserved = 0;
+
+static thread_local GstZcAllocFailure last_alloc_failure;
+
+/* foreign memory registered with CUDA (gstzcforeign.cpp counts it here) */
+static std::atomic < guint64 > registered_bytes (0);
+
+void
+gst_zc_memory_count_registered (gsize bytes, gboolean registered)
+{
+  if (registered)
+    registered_bytes.fetch_add (bytes);
+  else
+    registered_bytes.fetch_sub (bytes);
+}
+
+/* "512M", "64MiB", "1G", "1048576": bytes; FALSE when it does not parse */
+static gboolean
+parse_bytes (const gchar * text, guint64 * bytes)
+{
+  gchar *end = nullptr;
+  errno = 0;
+  guint64 n = g_ascii_strtoull (text, &end, 10);
+  if (errno || end == text)
+    return FALSE;
+  guint64 unit = 1;
+  switch (g_ascii_toupper (*end)) {
+    case 'K':
+      unit = G_GUINT64_CONSTANT (1) << 10;
+      end++;
+      break;
+    case 'M':
+      unit = G_GUINT64_CONSTANT (1) << 20;
+      end++;
+      break;
+    case 'G':
+      unit = G_GUINT64_CONSTANT (1) << 30;
+      end++;
+      break;
+    default:
+      break;
+  }
+  if (unit > 1 && (g_str_equal (end, "iB") || g_str_equal (end, "B")))
+    end += g_str_equal (end, "iB") ? 2 : 1;
+  if (*end || (n && unit > G_MAXUINT64 / n))
+    return FALSE;
+  *bytes = n * unit;
+  return TRUE;
+}
+
+static void
+read_pinned_limit_env (void)
+{
+  const gchar *env = g_getenv ("GST_ZC_PINNED_LIMIT");
+  guint64 bytes = 0;
+  if (!env || !*env)
+    return;
+  if (!parse_bytes (env, &bytes)) {
+    g_warning ("GST_ZC_PINNED_LIMIT=\"%s\" is not a size (bytes, or a "
+        "number with K, M or G): no cap", env);
+    return;
+  }
+  pinned_limit.store (bytes);
+}
+
+/* The host memory the cap covers: pinned (mapped) blocks, registered
+ * foreign memory, and the CPU backend's system blocks, which stand in for
+ * pinned memory where there is no GPU */
+static guint64
+host_bytes_held (void)
+{
+  return bytes_in_use[GST_ZC_MEMORY_TYPE_SYSTEM].load () +
+      bytes_in_use[GST_ZC_MEMORY_TYPE_MAPPED].load () +
+      registered_bytes.load ();
+}
+
+void
+gst_zc_memory_note_alloc_failure (GstZcMemoryType type, gsize bytes,
+    const gchar * call, const gchar * reason, gboolean over_limit)
+{
+  GstZcAllocFailure & f = last_alloc_failure;
+  f.valid = TRUE;
+  f.type = type;
+  f.bytes = bytes;
+  f.call = call;
+  f.reason = reason;
+  f.over_limit = over_limit;
+  f.limit = gst_zc_memory_get_pinned_limit ();
+  f.held = (type == GST_ZC_MEMORY_TYPE_SYSTEM ||
+      type == GST_ZC_MEMORY_TYPE_MAPPED) ? host_bytes_held () :
+      gst_zc_memory_get_bytes_in_use (type);
+}
+
+gboolean
+gst_zc_memory_take_alloc_failure (GstZcAllocFailure * failure)
+{
+  const gboolean valid = last_alloc_failure.valid;
+  if (valid && failure)
+    *failure = last_alloc_failure;
+  last_alloc_failure = GstZcAllocFailure ();
+  return valid;
+}
+
+/* Takes @bytes of the cap for an allocation under way: FALSE (and the
+ * failure noted) when they do not fit; *reserved says whether to give them
+ * back with release_host() */
+static gboolean
+reserve_host (GstZcMemoryType type, gsize bytes, gboolean * reserved)
+{
+  *reserved = FALSE;
+  const guint64 limit = gst_zc_memory_get_pinned_limit ();
+  if (!limit)
+    return TRUE;
+  std::lock_guard < std::mutex > lk (budget_lock);
+  if (host_bytes_held () + host_reserved + bytes > limit) {
+    gst_zc_memory_note_alloc_failure (type, bytes, "GST_ZC_PINNED_LIMIT",
+        "over the cap", TRUE);
+    GST_WARNING ("%" G_GSIZE_FORMAT " bytes of %s memory would pass the cap "
+        "of %" G_GUINT64_FORMAT " bytes", bytes,
+        gst_zc_memory_type_to_string (type), limit);
+    return FALSE;
+  }
+  host_reserved += bytes;
+  *reserved = TRUE;
+  return TRUE;
+}
+
+static void
+release_host (gsize bytes, gboolean reserved)
+{
+  if (!reserved)
+    return;
+  std::lock_guard < std::mutex > lk (budget_lock);
+  host_reserved -= bytes;
+}
+
+/* Notes why a CUDA allocation of @bytes failed, from the call's own record */
+#if GST_ZC_HAVE_CUDA
+static void
+note_cuda_failure (GstZcMemoryType type, gsize bytes)
+{
+  const gchar *call = nullptr, *name = nullptr, *description = nullptr;
+  gst_zc_cuda_last_failure (&call, &name, &description);
+  gst_zc_memory_note_alloc_failure (type, bytes, call,
+      description ? description : name, FALSE);
+}
+#endif
+
+/**
+ * gst_zc_memory_get_pinned_bytes:
+ *
+ * The host memory of this process that the cap of
+ * gst_zc_memory_set_pinned_limit() covers: pinned frames (mapped memory,
+ * and the pinned copies CPU maps of device memory keep), foreign memory
+ * registered with CUDA, and, on the CPU backend, the system memory of the
+ * library's pools, which stands in for pinned memory there.
+ *
+ * Returns: bytes
+ */
+guint64
+gst_zc_memory_get_pinned_bytes (void)
+{
+  return host_bytes_held ();
+}
+
+/**
+ * gst_zc_memory_get_pinned_limit:
+ *
+ * Returns: the cap on gst_zc_memory_get_pinned_bytes() (from
+ *   `GST_ZC_PINNED_LIMIT` or gst_zc_memory_set_pinned_limit()), 0 for none
+ */
+guint64
+gst_zc_memory_get_pinned_limit (void)
+{
+  std::call_once (pinned_limit_once, read_pinned_limit_env);
+  return pinned_limit.load ();
+}
+
+/**
+ * gst_zc_memory_set_pinned_limit:
+ * @bytes: the most host bytes the library may hold, 0 for no cap
+ *
+ * Caps the pinned host memory of the process (see
+ * gst_zc_memory_get_pinned_bytes()), as the environment variable
+ * `GST_ZC_PINNED_LIMIT` (bytes, or a number with K, M or G) does when the
+ * process starts. Pinned memory cannot be swapped out: a process that takes
+ * too much of it slows or stops the whole machine. An allocation that
+ * would pass the cap fails: the element whose pool it is posts an ERROR
+ * naming the bytes asked for and held; foreign memory that would pass it
+ * is copied instead of registered. Memory already held is not given back.
+ */
+void
+gst_zc_memory_set_pinned_limit (guint64 bytes)
+{
+  std::call_once (pinned_limit_once, read_pinned_limit_env);
+  pinned_limit.store (bytes);
+}
+
 gboolean
 gst_zc_memory_alloc_block (GstZcMemoryPrivate * priv, gsize bytes)
 {
@@ -85,30 +293,51 @@ gst_zc_memory_alloc_block (GstZcMemoryPrivate * priv, gsize bytes)
        * after the first frees), and the process's RSS grows with every
        * state cycle. Small blocks stay on the heap. */
       void *p = nullptr;
+      gboolean reserved;
+      if (!reserve_host (priv->type, bytes, &reserved))
+        return FALSE;
       if (bytes >= kMappedBlockMin) {
         p = mmap (nullptr, bytes, PROT_READ | PROT_WRITE,
             MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
-        if (p == MAP_FAILED)
+        if (p == MAP_FAILED) {
+          gst_zc_memory_note_alloc_failure (priv->type, bytes, "mmap",
+              g_strerror (errno), FALSE);
+          release_host (bytes, reserved);
           return FALSE;
-      } else if (posix_memalign (&p, 4096, bytes) != 0) {
-        return FALSE;
+        }
+      } else {
+        const int err = posix_memalign (&p, 4096, bytes);
+        if (err != 0) {
+          gst_zc_memory_note_alloc_failure (priv->type, bytes,
+              "posix_memalign", g_strerror (err), FALSE);
+          release_host (bytes, reserved);
+          return FALSE;
+        }
       }
       priv->alloc_base = p;
       priv->alloc_bytes = bytes;
       count_block (priv->type, bytes, true);
+      release_host (bytes, reserved);
       return TRUE;
     }
 #if GST_ZC_HAVE_CUDA
     case GST_ZC_MEMORY_TYPE_MAPPED:{
       gst_zc::DeviceScope scope (priv->device_id);
       void *p = nullptr;
+      gboolean reserved;
+      if (!reserve_host (priv->type, bytes, &reserved))
+        return FALSE;
       if (!scope.ok () || !GST_ZC_CUDA_OK_OR_FAULT (HOST_ALLOC,
               cudaHostAlloc (&p, bytes,
-                  cudaHostAllocMapped | cudaHostAllocPortable)))
+                  cudaHostAllocMapped | cudaHostAllocPortable))) {
+        note_cuda_failure (priv->type, bytes);
+        release_host (bytes, reserved);
         return FALSE;
+      }
       priv->alloc_base = p;
       priv->alloc_bytes = bytes;
       count_block (priv->type, bytes, true);
+      release_host (bytes, reserved);
       return TRUE;
     }
     case GST_ZC_MEMORY_TYPE_MANAGED:{
@@ -118,8 +347,10 @@ gst_zc_memory_alloc_block (GstZcMemoryPrivate * priv, gsize bytes)
           !GST_ZC_CUDA_OK_OR_FAULT (DEVICE_ALLOC,
               cudaMallocManaged (&p, bytes,
                   priv->concurrent_managed ? cudaMemAttachGlobal :
-                  cudaMemAttachHost)))
+                  cudaMemAttachHost))) {
+        note_cuda_failure (priv->type, bytes);
         return FALSE;
+      }
       priv->alloc_base = p;
       priv->alloc_bytes = bytes;
       count_block (priv->type, bytes, true);
@@ -129,8 +360,10 @@ gst_zc_memory_alloc_block (GstZcMemoryPrivate * priv, gsize bytes)
       gst_zc::DeviceScope scope (priv->device_id);
       void *p = nullptr;
       if (!scope.ok () || !GST_ZC_CUDA_OK_OR_FAULT (DEVICE_ALLOC,
-              cudaMalloc (&p, bytes)))
+              cudaMalloc (&p, bytes))) {
+        note_cuda_failure (priv->type, bytes);
         return FALSE;
+      }
       priv->alloc_base = p;
       priv->alloc_bytes = bytes;
       count_block (priv->type, bytes, true);

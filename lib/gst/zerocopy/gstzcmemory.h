@@ -72,6 +72,15 @@ GST_ZC_API
 guint64 gst_zc_memory_get_bytes_in_use (GstZcMemoryType memory_type);
 
 GST_ZC_API
+guint64 gst_zc_memory_get_pinned_bytes (void);
+
+GST_ZC_API
+guint64 gst_zc_memory_get_pinned_limit (void);
+
+GST_ZC_API
+void gst_zc_memory_set_pinned_limit (guint64 bytes);
+
+GST_ZC_API
 gint gst_zc_memory_get_device_id (GstZcMemory * mem);
 
 GST_ZC_API
