@@ -136,12 +136,26 @@ def run(fmt):
     zero = st.get_value("zero-copy-buffers")
     assert copied == 0 and zero == 1, st.to_string()
 
-    # a frame no GPU addresses: the GPU view is refused, with the reason
+    # a frame no GPU addresses (system memory from elsewhere): the GPU view
+    # is refused, with the reason
+    plain = Gst.Buffer.new_allocate(None, info.size, None)
     try:
-        gstzc.Frame.from_sample(sample, gpu=True)
-        raise AssertionError("a GPU view of a CPU-backend frame")
+        gstzc.Frame(plain, info, gpu=True)
+        raise AssertionError("a GPU view of a system-memory frame")
     except gstzc.NotOnGpuError as e:
         gpu_error = str(e)
+    assert "zcupload" in gpu_error, gpu_error
+    # zcupload's own frame: GPU-visible where there is a GPU, system memory
+    # of the CPU backend (refused too) where there is none
+    if st.get_value("backend") == "cpu":
+        try:
+            gstzc.Frame.from_sample(sample, gpu=True)
+            raise AssertionError("a GPU view of a CPU-backend frame")
+        except gstzc.NotOnGpuError:
+            pass
+    else:
+        with gstzc.Frame.from_sample(sample, gpu=True) as g:
+            assert g.planes[0].__cuda_array_interface__["data"][0] != 0
 
     pipe.set_state(Gst.State.NULL)
     pool.set_active(False)
