@@ -16,6 +16,8 @@
 
 #include <gst/zerocopy/gstzccuda-private.h>
 
+#include <cstring>
+
 #define LOST_TEXT "the CUDA context of this process is lost (%s, a kernel " \
     "faulted): restart the process to use the GPU again"
 
@@ -42,9 +44,20 @@ gst_zc_post_stream_error (GstElement * element, const gchar * device_name)
         ("Could not create a CUDA stream on %s: " LOST_TEXT, device_name,
             lost), ("a kernel faulted earlier in this process"));
   } else {
-    GST_ELEMENT_ERROR (element, RESOURCE, FAILED,
-        ("Could not create a CUDA stream on %s", device_name),
-        ("see GST_DEBUG=zccontext:4 for the CUDA error"));
+    /* the failed call was this thread's last (gst_zc_context_new_stream()) */
+    const gchar *call = nullptr, *name = nullptr, *description = nullptr;
+    gst_zc_cuda_last_failure (&call, &name, &description);
+    if (name) {
+      gchar *fn = g_strndup (call, strcspn (call, " ("));
+      GST_ELEMENT_ERROR (element, RESOURCE, FAILED,
+          ("Could not create a CUDA stream on %s: %s failed (%s: %s)",
+              device_name, fn, name, description), ("%s", call));
+      g_free (fn);
+    } else {
+      GST_ELEMENT_ERROR (element, RESOURCE, FAILED,
+          ("Could not create a CUDA stream on %s", device_name),
+          ("see GST_DEBUG=zccontext:4 for the CUDA error"));
+    }
   }
 }
 

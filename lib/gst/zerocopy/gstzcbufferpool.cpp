@@ -189,6 +189,8 @@ gst_zc_buffer_pool_alloc_buffer (GstBufferPool * pool, GstBuffer ** buffer,
     GstBufferPoolAcquireParams * params)
 {
   auto *self = GST_ZC_BUFFER_POOL (pool);
+  /* a failure below is the one post_alloc_error() reports */
+  gst_zc_memory_take_alloc_failure (NULL);
   GstFlowReturn ret =
       GST_BUFFER_POOL_CLASS (gst_zc_buffer_pool_parent_class)->alloc_buffer
       (pool, buffer, params);

@@ -289,6 +289,8 @@ gst_zc_context_new_stream (GstZcContext * context)
 #if GST_ZC_HAVE_CUDA
   if (!context->has_gpu)
     return NULL;
+  /* a failure below is the one gst_zc_cuda_last_failure() reports */
+  gst_zc_cuda_forget_last_failure ();
   gst_zc::DeviceScope scope (context->device_id);
   cudaStream_t stream = nullptr;
   if (!scope.ok () ||

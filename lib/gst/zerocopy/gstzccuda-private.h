@@ -69,6 +69,11 @@ GST_ZC_API
 gboolean gst_zc_cuda_last_failure (const gchar ** call, const gchar ** name,
     const gchar ** description);
 
+/* Forgets this thread's last failure: a caller about to report the next
+ * one's */
+GST_ZC_API
+void gst_zc_cuda_forget_last_failure (void);
+
 G_END_DECLS
 
 /* @call, unless a fault is armed for @path: then @error, the call not

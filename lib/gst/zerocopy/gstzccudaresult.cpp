@@ -192,6 +192,12 @@ gst_zc_cuda_last_failure (const gchar ** call, const gchar ** name,
   return last_failure.call != nullptr;
 }
 
+void
+gst_zc_cuda_forget_last_failure (void)
+{
+  last_failure = LastFailure ();
+}
+
 #if GST_ZC_HAVE_CUDA
 gboolean
 gst_zc_cuda_result (cudaError_t err, GstDebugCategory * cat,
