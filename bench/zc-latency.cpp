@@ -12,7 +12,10 @@
  * result sees. The source pushes buffers of the pool the first element
  * proposes, each filled once when the pool first hands it out, so that the
  * source's own fill is not measured; a pipeline that proposes no pool gets
- * system memory. Per case and pipeline: the trip's median, p99 and max over
+ * system memory. Rows marked "foreign pool" model a decoder instead: the
+ * source pushes buffers of a system-memory pool of its own (8 buffers,
+ * recycled), which the pipeline must take as they come. Per case and
+ * pipeline: the trip's median, p99 and max over
  * the timed frames of every stream, each stream's frame rate, CPU time per
  * frame, threads, and the bytes gst-zerocopy's allocators hold, per stream.
  * --runs repeats each pipeline, interleaved with the others of its case;
@@ -62,6 +65,7 @@ struct Pipeline
   std::string label;
   std::string middle;
   std::vector<std::string> needs; /* element factories */
+  bool foreign = false; /* the source's own pool, not the proposed one */
 };
 
 struct Case
@@ -130,6 +134,35 @@ make_cases ()
       { "videoconvertscale" } },
   };
   cases.push_back (cs);
+
+  /* a camera's stream for an analytics or recording process: 1080p NV12
+   * to RGBA 720p with an effect (the many-streams case, --streams N) */
+  const std::string out720 = ",format=RGBA,width=1280,height=720";
+  auto zc_stream = [&] (const char *mem) {
+    std::string m = mem ? std::string (" memory-type=") + mem : "";
+    return "zcupload" + m + " ! zcfilter brightness=-0.1" + m
+           + " ! video/x-raw(memory:CUDAZeroCopy)" + out720 + " ! zcdownload"
+           + m;
+  };
+  Case cm;
+  cm.name = "NV12 1080p > RGBA 720p fx";
+  cm.in_caps = "video/x-raw,format=NV12,width=1920,height=1080";
+  cm.pipelines = {
+    { "zc mapped", zc_stream (nullptr), { "zcupload" } },
+    { "zc device", zc_stream ("device"), { "zcupload" } },
+    /* a decoder's pool: frames that are not ours, adopted in place */
+    { "zc mapped, foreign pool", zc_stream (nullptr), { "zcupload" }, true },
+    /* nvcodec converts and scales; it has no effect element */
+    { "cudaupload ! cudaconvertscale ! cudadownload",
+      "cudaupload ! cudaconvertscale ! video/x-raw(memory:CUDAMemory)"
+          + out720 + " ! cudadownload",
+      { "cudaupload", "cudaconvertscale", "cudadownload" } },
+    { "videoconvertscale ! videobalance",
+      "videoconvertscale ! video/x-raw" + out720
+          + " ! videobalance brightness=-0.1",
+      { "videoconvertscale", "videobalance" } },
+  };
+  cases.push_back (cm);
   return cases;
 }
 
@@ -143,6 +176,7 @@ struct Stream
   GstCaps *caps = nullptr;
   GstBufferPool *pool = nullptr;
   std::set<GstMemory *> filled;
+  bool foreign = false; /* a pool of the source's own (a decoder's) */
   GstClockTime period = 0;
   int total = 0;
   std::vector<Clock::time_point> pushed;
@@ -202,9 +236,21 @@ on_sample (GstAppSink *sink, gpointer data)
 void
 take_pool (Stream *s)
 {
+  guint size = 0, min = 0, max = 0;
+  if (s->foreign) {
+    /* a decoder's: system memory with video meta, 8 buffers recycled */
+    s->pool = gst_video_buffer_pool_new ();
+    GstStructure *config = gst_buffer_pool_get_config (s->pool);
+    gst_buffer_pool_config_set_params (config, s->caps,
+                                       GST_VIDEO_INFO_SIZE (&s->info), 8, 8);
+    gst_buffer_pool_config_add_option (config,
+                                       GST_BUFFER_POOL_OPTION_VIDEO_META);
+    gst_buffer_pool_set_config (s->pool, config);
+    gst_buffer_pool_set_active (s->pool, TRUE);
+    return;
+  }
   GstPad *pad = gst_element_get_static_pad (s->appsrc, "src");
   GstQuery *q = gst_query_new_allocation (s->caps, TRUE);
-  guint size = 0, min = 0, max = 0;
   if (gst_pad_peer_query (pad, q) && gst_query_get_n_allocation_pools (q) > 0)
     gst_query_parse_nth_allocation_pool (q, 0, &s->pool, &size, &min, &max);
   gst_query_unref (q);
@@ -341,7 +387,43 @@ struct Result
   double pinned_mib = NAN, device_mib = NAN, managed_mib = NAN,
          system_mib = NAN; /* per stream */
   int lost = 0;
+  double copies = NAN; /* zcupload's copied buffers per frame, all streams */
+  guint64 registrations = 0; /* zcupload's, all streams */
 };
+
+/* zcupload's counters in @pipeline, added to @copied, @buffers and @reg;
+ * FALSE when it has no zcupload */
+bool
+upload_stats (GstElement *pipeline, guint64 *copied, guint64 *buffers,
+              guint64 *reg)
+{
+  bool found = false;
+  GstIterator *it = gst_bin_iterate_recurse (GST_BIN (pipeline));
+  GValue v = G_VALUE_INIT;
+  while (gst_iterator_next (it, &v) == GST_ITERATOR_OK) {
+    auto *e = (GstElement *)g_value_get_object (&v);
+    GstElementFactory *f = gst_element_get_factory (e);
+    if (f && g_str_equal (GST_OBJECT_NAME (f), "zcupload")) {
+      GstStructure *st = nullptr;
+      g_object_get (e, "stats", &st, NULL);
+      guint64 c = 0, b = 0, r = 0;
+      if (st) {
+        gst_structure_get_uint64 (st, "copied-buffers", &c);
+        gst_structure_get_uint64 (st, "buffers", &b);
+        gst_structure_get_uint64 (st, "registrations", &r);
+        gst_structure_free (st);
+      }
+      *copied += c;
+      *buffers += b;
+      *reg += r;
+      found = true;
+    }
+    g_value_reset (&v);
+  }
+  g_value_unset (&v);
+  gst_iterator_free (it);
+  return found;
+}
 
 Result
 run_once (const Case &c, const Pipeline &pl, const Options &o)
@@ -373,6 +455,7 @@ run_once (const Case &c, const Pipeline &pl, const Options &o)
     gst_video_info_from_caps (&s->info, s->caps);
     s->period = (GstClockTime)std::llround (GST_SECOND / o.fps);
     s->total = total;
+    s->foreign = pl.foreign;
     s->pushed.assign (total, Clock::time_point ());
     s->trip_ms.assign (total, NAN);
     GstElement *sink = gst_bin_get_by_name (GST_BIN (s->pipeline), "sink");
@@ -479,6 +562,14 @@ run_once (const Case &c, const Pipeline &pl, const Options &o)
       r.why = "no frame reached the sink";
     }
   }
+  guint64 copied = 0, buffers = 0, reg = 0;
+  bool have_upload = false;
+  for (auto &s : streams)
+    have_upload |= upload_stats (s->pipeline, &copied, &buffers, &reg);
+  if (have_upload && buffers) {
+    r.copies = (double)copied / buffers;
+    r.registrations = reg;
+  }
   for (auto &s : streams) {
     gst_element_set_state (s->pipeline, GST_STATE_NULL);
     if (s->pool) {
@@ -562,9 +653,9 @@ main (int argc, char **argv)
           o.warmup, o.runs);
   printf ("trip: push at the source to mapped for reading at the sink, ms; "
           "median of the runs (range)\n\n");
-  printf ("%-22s %-46s %-22s %-22s %-9s %-15s %-8s %-7s %s\n", "case",
-          "pipeline", "median", "p99", "max", "fps slowest", "cpu ms/f",
-          "threads", "MiB/stream pinned dev managed sys");
+  printf ("%-26s %-46s %-22s %-22s %-9s %-15s %-8s %-7s %-9s %s\n",
+          "case", "pipeline", "median", "p99", "max", "fps slowest",
+          "cpu ms/f", "threads", "copies/f", "MiB/stream pinned dev managed sys");
   int failures = 0;
   for (const Case &c : make_cases ()) {
     std::vector<std::vector<Result> > all (c.pipelines.size ());
@@ -594,7 +685,7 @@ main (int argc, char **argv)
       if (why[p] == "-")
         continue;
       if (!why[p].empty ()) {
-        printf ("%-22s %-46s not run: %s\n", c.name.c_str (),
+        printf ("%-26s %-46s not run: %s\n", c.name.c_str (),
                 c.pipelines[p].label.c_str (), why[p].c_str ());
         continue;
       }
@@ -610,14 +701,17 @@ main (int argc, char **argv)
         lost += r.lost;
       }
       const Result &last = all[p].back ();
-      printf ("%-22s %-46s %-22s %-22s %-9.3f %-15s %-8.3f %-7d %.1f %.1f "
-              "%.1f %.1f%s\n",
+      char copies[32] = "-";
+      if (!std::isnan (last.copies))
+        snprintf (copies, sizeof copies, "%.2f", last.copies);
+      printf ("%-26s %-46s %-22s %-22s %-9.3f %-15s %-8.3f %-7d %-9s %.1f "
+              "%.1f %.1f %.1f%s\n",
               c.name.c_str (), c.pipelines[p].label.c_str (),
               fmt_range (med, "%.3f").c_str (), fmt_range (p99, "%.3f").c_str (),
               *std::max_element (mx.begin (), mx.end ()),
               fmt_range (fps, "%.1f").c_str (),
-              cpu[cpu.size () / 2], thr, last.pinned_mib, last.device_mib,
-              last.managed_mib, last.system_mib,
+              cpu[cpu.size () / 2], thr, copies, last.pinned_mib,
+              last.device_mib, last.managed_mib, last.system_mib,
               lost ? (" (" + std::to_string (lost) + " frames lost)").c_str ()
                    : "");
     }
