@@ -88,6 +88,8 @@ stats_structure (GstZcBaseTransform * self)
   {
     std::lock_guard < std::mutex > lk (priv->pools_lock);
     for (auto & m : priv->made_pools) {
+      if (!GST_IS_ZC_BUFFER_POOL (m.pool))
+        continue;
       auto *pool = GST_ZC_BUFFER_POOL (m.pool);
       const GstZcMemoryType t = gst_zc_buffer_pool_get_memory_type (pool);
       if (t == GST_ZC_MEMORY_TYPE_MAPPED || t == GST_ZC_MEMORY_TYPE_SYSTEM)

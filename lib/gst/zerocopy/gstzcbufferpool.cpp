@@ -99,6 +99,17 @@ buffer_bytes (GstBuffer * buffer)
   return bytes;
 }
 
+/* What a buffer counted in bytes_held when it was allocated: its memories
+ * may be replaced before it is freed */
+static GQuark
+counted_quark (void)
+{
+  static GQuark q = 0;
+  if (!q)
+    q = g_quark_from_static_string ("GstZcBufferPool.counted");
+  return q;
+}
+
 /* "cudaHostAlloc (&p, ...)" as written at the call: its name */
 static gchar *
 call_name (const gchar * call)
@@ -194,8 +205,14 @@ gst_zc_buffer_pool_alloc_buffer (GstBufferPool * pool, GstBuffer ** buffer,
   GstFlowReturn ret =
       GST_BUFFER_POOL_CLASS (gst_zc_buffer_pool_parent_class)->alloc_buffer
       (pool, buffer, params);
-  if (ret == GST_FLOW_OK)
-    self->bytes_held.fetch_add (buffer_bytes (*buffer));
+  if (ret == GST_FLOW_OK) {
+    const guint64 bytes = buffer_bytes (*buffer);
+    gst_mini_object_set_qdata (GST_MINI_OBJECT_CAST (*buffer),
+        counted_quark (), new guint64 (bytes), [](gpointer p) {
+          delete static_cast < guint64 * >(p);
+        });
+    self->bytes_held.fetch_add (bytes);
+  }
   else if (ret == GST_FLOW_ERROR)
     post_alloc_error (self);
   return ret;
@@ -205,7 +222,10 @@ static void
 gst_zc_buffer_pool_free_buffer (GstBufferPool * pool, GstBuffer * buffer)
 {
   auto *self = GST_ZC_BUFFER_POOL (pool);
-  self->bytes_held.fetch_sub (buffer_bytes (buffer));
+  auto *counted = static_cast < guint64 * >(gst_mini_object_get_qdata
+      (GST_MINI_OBJECT_CAST (buffer), counted_quark ()));
+  if (counted)
+    self->bytes_held.fetch_sub (*counted);
   GST_BUFFER_POOL_CLASS (gst_zc_buffer_pool_parent_class)->free_buffer (pool,
       buffer);
 }
