@@ -16,8 +16,6 @@
 
 #include <gst/zerocopy/gstzccuda-private.h>
 
-#include <cstring>
-
 #define LOST_TEXT "the CUDA context of this process is lost (%s, a kernel " \
     "faulted): restart the process to use the GPU again"
 
@@ -48,7 +46,7 @@ gst_zc_post_stream_error (GstElement * element, const gchar * device_name)
     const gchar *call = nullptr, *name = nullptr, *description = nullptr;
     gst_zc_cuda_last_failure (&call, &name, &description);
     if (name) {
-      gchar *fn = g_strndup (call, strcspn (call, " ("));
+      gchar *fn = gst_zc_cuda_call_function (call);
       GST_ELEMENT_ERROR (element, RESOURCE, FAILED,
           ("Could not create a CUDA stream on %s: %s failed (%s: %s)",
               device_name, fn, name, description), ("%s", call));

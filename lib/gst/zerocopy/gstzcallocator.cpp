@@ -223,9 +223,7 @@ gst_zc_allocator_alloc (GstAllocator * allocator, gsize size,
     }
     if (!GST_ZC_CUDA_OK_OR_FAULT (EVENT, cudaEventCreateWithFlags (&priv->fence,
                 cudaEventDisableTiming | cudaEventBlockingSync))) {
-      const gchar *call = nullptr, *reason = nullptr;
-      gst_zc_cuda_last_failure (&call, nullptr, &reason);
-      gst_zc_memory_note_alloc_failure (priv->type, 0, call, reason, FALSE);
+      gst_zc_memory_note_cuda_failure (priv->type, 0);
       gst_zc_memory_free_block (priv);
       delete priv;
       return NULL;

@@ -21,7 +21,6 @@
 #include "gstzcmemory-private.h"
 
 #include <atomic>
-#include <cstring>
 
 GST_DEBUG_CATEGORY_STATIC (gst_zc_buffer_pool_debug);
 #define GST_CAT_DEFAULT gst_zc_buffer_pool_debug
@@ -110,15 +109,6 @@ counted_quark (void)
   return q;
 }
 
-/* "cudaHostAlloc (&p, ...)" as written at the call: its name */
-static gchar *
-call_name (const gchar * call)
-{
-  if (!call)
-    return g_strdup ("the allocation");
-  return g_strndup (call, strcspn (call, " ("));
-}
-
 /* What a user reads when a frame of this pool could not be had, and what
  * to do about it */
 static gchar *
@@ -139,7 +129,8 @@ describe_failure (GstZcBufferPool * self, const GstZcAllocFailure * f)
   if (!f->valid)
     return g_strdup_printf ("Could not allocate a frame of %s memory. %s.",
         kind, way_out);
-  gchar *call = call_name (f->call);
+  gchar *call = f->call ? gst_zc_cuda_call_function (f->call) :
+      g_strdup ("the allocation");
   gchar *text;
   if (f->bytes == 0) {
     text = g_strdup_printf ("Could not create the CUDA event that fences a "

@@ -69,6 +69,12 @@ GST_ZC_API
 gboolean gst_zc_cuda_last_failure (const gchar ** call, const gchar ** name,
     const gchar ** description);
 
+/* The function of a call as gst_zc_cuda_last_failure() gives it
+ * ("cudaHostAlloc" of "cudaHostAlloc (&p, bytes, ...)"), for a message;
+ * NULL for NULL. Free with g_free(). */
+GST_ZC_API
+gchar *gst_zc_cuda_call_function (const gchar * call);
+
 /* Forgets this thread's last failure: a caller about to report the next
  * one's */
 GST_ZC_API

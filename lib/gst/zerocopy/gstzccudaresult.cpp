@@ -192,6 +192,12 @@ gst_zc_cuda_last_failure (const gchar ** call, const gchar ** name,
   return last_failure.call != nullptr;
 }
 
+gchar *
+gst_zc_cuda_call_function (const gchar * call)
+{
+  return call ? g_strndup (call, strcspn (call, " (")) : NULL;
+}
+
 void
 gst_zc_cuda_forget_last_failure (void)
 {

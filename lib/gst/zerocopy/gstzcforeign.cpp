@@ -173,9 +173,9 @@ struct Registration
 };
 
 static std::mutex registration_lock;
-/* under registration_lock: the spans by start, and their bytes */
+/* under registration_lock: the spans by start; their bytes are counted,
+ * under the same lock, by gst_zc_memory_count_registered() */
 static std::map < guintptr, HostSpan * >host_spans;
-static guint64 registered_total = 0;
 
 static GQuark
 registration_quark (void)
@@ -206,7 +206,6 @@ registration_free (gpointer data)
    * that thread's next launch check */
   cudaGetLastError ();
   host_spans.erase ((guintptr) s->start);
-  registered_total -= s->length;
   gst_zc_memory_count_registered (s->length, FALSE);
   GST_LOG ("unregistered %" G_GSIZE_FORMAT " bytes at %p", s->length,
       s->start);
@@ -250,10 +249,11 @@ cover_pages (guint8 * start, guint8 * end, guint64 max_bytes,
   }
 
   gsize length = end - start;
-  if (registered_total + length > max_bytes) {
+  const guint64 registered = gst_zc_memory_get_registered_bytes ();
+  if (registered + length > max_bytes) {
     GST_DEBUG ("not registering %" G_GSIZE_FORMAT " bytes: %"
         G_GUINT64_FORMAT " registered, limit %" G_GUINT64_FORMAT, length,
-        registered_total, max_bytes);
+        registered, max_bytes);
     return SpanResult::OVER_LIMIT;
   }
   /* the process's cap on pinned memory (gst_zc_memory_set_pinned_limit()) */
@@ -288,7 +288,6 @@ cover_pages (guint8 * start, guint8 * end, guint64 max_bytes,
   s->device = (guint8 *) d;
   s->users = 1;
   host_spans[(guintptr) start] = s;
-  registered_total += length;
   gst_zc_memory_count_registered (length, TRUE);
   r->span = s;
   r->created = true;
@@ -399,12 +398,7 @@ gst_zc_buffer_adopt_host (GstAllocator * mapped_allocator, GstBuffer * buffer,
 guint64
 gst_zc_registered_bytes (void)
 {
-#if GST_ZC_HAVE_CUDA
-  std::lock_guard < std::mutex > lk (registration_lock);
-  return registered_total;
-#else
-  return 0;
-#endif
+  return gst_zc_memory_get_registered_bytes ();
 }
 
 /* ---------------------------------------------------------------------- */

@@ -70,6 +70,15 @@ void gst_zc_memory_note_alloc_failure (GstZcMemoryType type, gsize bytes,
 G_GNUC_INTERNAL
 void gst_zc_memory_count_registered (gsize bytes, gboolean registered);
 
+/* What gst_zc_memory_count_registered() adds up to */
+G_GNUC_INTERNAL
+guint64 gst_zc_memory_get_registered_bytes (void);
+
+/* The same, from the CUDA call that failed last on this thread
+ * (gst_zc_cuda_last_failure()); @bytes 0 for the frame's fence event */
+G_GNUC_INTERNAL
+void gst_zc_memory_note_cuda_failure (GstZcMemoryType type, gsize bytes);
+
 /* Copies out and clears this thread's record; FALSE if there was none */
 G_GNUC_INTERNAL
 gboolean gst_zc_memory_take_alloc_failure (GstZcAllocFailure * failure);

@@ -100,6 +100,12 @@ gst_zc_memory_count_registered (gsize bytes, gboolean registered)
     registered_bytes.fetch_sub (bytes);
 }
 
+guint64
+gst_zc_memory_get_registered_bytes (void)
+{
+  return registered_bytes.load ();
+}
+
 /* "512M", "64MiB", "1G", "1048576": bytes; FALSE when it does not parse */
 static gboolean
 parse_bytes (const gchar * text, guint64 * bytes)
@@ -220,17 +226,14 @@ release_host (gsize bytes, gboolean reserved)
   host_reserved -= bytes;
 }
 
-/* Notes why a CUDA allocation of @bytes failed, from the call's own record */
-#if GST_ZC_HAVE_CUDA
-static void
-note_cuda_failure (GstZcMemoryType type, gsize bytes)
+void
+gst_zc_memory_note_cuda_failure (GstZcMemoryType type, gsize bytes)
 {
   const gchar *call = nullptr, *name = nullptr, *description = nullptr;
   gst_zc_cuda_last_failure (&call, &name, &description);
   gst_zc_memory_note_alloc_failure (type, bytes, call,
       description ? description : name, FALSE);
 }
-#endif
 
 /**
  * gst_zc_memory_get_pinned_bytes:
@@ -330,7 +333,7 @@ gst_zc_memory_alloc_block (GstZcMemoryPrivate * priv, gsize bytes)
       if (!scope.ok () || !GST_ZC_CUDA_OK_OR_FAULT (HOST_ALLOC,
               cudaHostAlloc (&p, bytes,
                   cudaHostAllocMapped | cudaHostAllocPortable))) {
-        note_cuda_failure (priv->type, bytes);
+        gst_zc_memory_note_cuda_failure (priv->type, bytes);
         release_host (bytes, reserved);
         return FALSE;
       }
@@ -348,7 +351,7 @@ gst_zc_memory_alloc_block (GstZcMemoryPrivate * priv, gsize bytes)
               cudaMallocManaged (&p, bytes,
                   priv->concurrent_managed ? cudaMemAttachGlobal :
                   cudaMemAttachHost))) {
-        note_cuda_failure (priv->type, bytes);
+        gst_zc_memory_note_cuda_failure (priv->type, bytes);
         return FALSE;
       }
       priv->alloc_base = p;
@@ -361,7 +364,7 @@ gst_zc_memory_alloc_block (GstZcMemoryPrivate * priv, gsize bytes)
       void *p = nullptr;
       if (!scope.ok () || !GST_ZC_CUDA_OK_OR_FAULT (DEVICE_ALLOC,
               cudaMalloc (&p, bytes))) {
-        note_cuda_failure (priv->type, bytes);
+        gst_zc_memory_note_cuda_failure (priv->type, bytes);
         return FALSE;
       }
       priv->alloc_base = p;
