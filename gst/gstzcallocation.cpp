@@ -42,6 +42,7 @@ reuse_made_pool (ZcBaseTransformState * priv, GstCaps * caps,
 {
   for (auto & m : priv->made_pools) {
     if (m.type == memory_type && m.video_meta == video_meta &&
+        m.shareable == priv->shareable_pools &&
         GST_OBJECT_REFCOUNT_VALUE (m.pool) == 1 &&
         gst_caps_is_equal (m.caps, caps))
       return (GstBufferPool *) gst_object_ref (m.pool);
@@ -85,6 +86,9 @@ gst_zc_base_transform_new_pool (GstZcBaseTransform * self, GstCaps * caps,
   if (video_meta)
     gst_buffer_pool_config_add_option (config,
         GST_BUFFER_POOL_OPTION_VIDEO_META);
+  if (priv->shareable_pools)
+    gst_buffer_pool_config_add_option (config,
+        GST_ZC_BUFFER_POOL_OPTION_SHAREABLE);
   if (!gst_buffer_pool_set_config (pool, config)) {
     GST_WARNING_OBJECT (self, "pool refused its configuration");
     gst_object_unref (pool);
@@ -104,8 +108,24 @@ gst_zc_base_transform_new_pool (GstZcBaseTransform * self, GstCaps * caps,
   }
   priv->made_pools.push_back ({
       (GstBufferPool *) gst_object_ref (pool), gst_caps_ref (caps),
-      memory_type, video_meta});
+      memory_type, video_meta, priv->shareable_pools});
   return pool;
+}
+
+/**
+ * gst_zc_base_transform_set_shareable_pools:
+ * @shareable: whether the pools made from now on allocate memory another
+ *   process maps (#GST_ZC_BUFFER_POOL_OPTION_SHAREABLE)
+ *
+ * For an element whose downstream passes file descriptors (`unixfdsink`).
+ */
+void
+gst_zc_base_transform_set_shareable_pools (GstZcBaseTransform * self,
+    gboolean shareable)
+{
+  auto *priv = get_priv (self);
+  std::lock_guard < std::mutex > lk (priv->pools_lock);
+  priv->shareable_pools = shareable;
 }
 
 /**

@@ -21,6 +21,8 @@ GstZcMemoryType gst_zc_base_transform_get_pool_memory_type (GstZcBaseTransform
 GstBufferPool * gst_zc_base_transform_new_pool (GstZcBaseTransform * self,
     GstCaps * caps, guint min_buffers, GstZcMemoryType memory_type,
     gboolean video_meta);
+void gst_zc_base_transform_set_shareable_pools (GstZcBaseTransform * self,
+    gboolean shareable);
 GstBufferPool * gst_zc_base_transform_new_cuda_pool (GstZcBaseTransform * self,
     GstCaps * caps, guint min, guint max, guint * size);
 

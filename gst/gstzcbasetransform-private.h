@@ -60,8 +60,10 @@ struct ZcBaseTransformState
   /* the pads' memory is memory:CUDAMemory (set_caps) */
   gboolean in_cuda = FALSE;
   gboolean out_cuda = FALSE;
-  /* allocators of the wrappers around foreign memory (start to stop) */
-  GstAllocator *wrap_mapped = nullptr;
+  /* allocators of the wrappers around foreign memory (start to stop): host
+   * memory (mapped with a GPU, system memory on the CPU backend) and
+   * nvcodec's device memory */
+  GstAllocator *wrap_host = nullptr;
   GstAllocator *wrap_device = nullptr;
   gboolean warned_foreign_cuda = FALSE;
 
@@ -75,9 +77,13 @@ struct ZcBaseTransformState
     GstCaps *caps;
     GstZcMemoryType type;
     gboolean video_meta;
+    gboolean shareable;
   };
   std::vector < MadePool > made_pools;
   std::mutex pools_lock;
+  /* the pools made from now on are shareable with another process (under
+   * pools_lock): downstream takes file descriptors (unixfdsink) */
+  gboolean shareable_pools = FALSE;
 
   ZcBaseTransformState ()
   {
@@ -88,7 +94,7 @@ struct ZcBaseTransformState
    * never starts: what stop() would drop goes with the element */
   ~ZcBaseTransformState ()
   {
-    gst_clear_object (&wrap_mapped);
+    gst_clear_object (&wrap_host);
     gst_clear_object (&wrap_device);
     gst_clear_object (&context);
   }

@@ -323,10 +323,13 @@ gst_zc_base_transform_start (GstBaseTransform * trans)
   }
 
   /* Wrappers of foreign frames: host memory registered with CUDA (mapped)
-   * and nvcodec's device memory */
+   * and nvcodec's device memory; on the CPU backend, host memory the CPU
+   * reads where it is (frames from another process) */
   if (stream) {
-    priv->wrap_mapped = gst_zc_allocator_new (ctx, GST_ZC_MEMORY_TYPE_MAPPED);
+    priv->wrap_host = gst_zc_allocator_new (ctx, GST_ZC_MEMORY_TYPE_MAPPED);
     priv->wrap_device = gst_zc_allocator_new (ctx, GST_ZC_MEMORY_TYPE_DEVICE);
+  } else {
+    priv->wrap_host = gst_zc_allocator_new (ctx, GST_ZC_MEMORY_TYPE_SYSTEM);
   }
   priv->warned_foreign_cuda = FALSE;
 
@@ -493,10 +496,10 @@ gst_zc_base_transform_stop (GstBaseTransform * trans)
   /* Wrapped frames of upstream (adopted, or nvcodec's) go back to their
    * owners once the GPU is done with them, on the allocator's thread:
    * none stays held past stop. */
-  for (GstAllocator * a : {priv->wrap_mapped, priv->wrap_device})
+  for (GstAllocator * a : {priv->wrap_host, priv->wrap_device})
     if (a)
       gst_zc_allocator_wait_released (a);
-  gst_clear_object (&priv->wrap_mapped);
+  gst_clear_object (&priv->wrap_host);
   gst_clear_object (&priv->wrap_device);
   gst_clear_object (&priv->context);
   return TRUE;

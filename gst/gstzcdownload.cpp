@@ -39,6 +39,8 @@
 #include "gstzcallocation.h"
 #include "gstzcframecopy.h"
 
+#include <gst/allocators/allocators.h>
+
 GST_DEBUG_CATEGORY_STATIC (gst_zc_download_debug);
 #define GST_CAT_DEFAULT gst_zc_download_debug
 
@@ -57,6 +59,13 @@ struct _GstZcDownload
 
   /* streaming thread only */
   gboolean downstream_video_meta;
+  /* downstream passes file descriptors to another process (unixfdsink
+   * proposes a memfd allocator): frames leave as GstFdMemory */
+  gboolean downstream_fd;
+  /* the output prepare_output_buffer made whole (a frame handed on as file
+   * descriptors), for transform to pass, and whether it took a copy */
+  GstBuffer *exported;
+  gboolean exported_copied;
   /* mapped memory that device-memory frames are copied into, made at the
    * first such frame for the current caps, dropped when they change */
   GstBufferPool *staging_pool;
@@ -82,6 +91,15 @@ gst_zc_download_transform_caps (GstBaseTransform *,
   return res;
 }
 
+static void
+drop_staging (GstZcDownload * self)
+{
+  if (self->staging_pool) {
+    gst_buffer_pool_set_active (self->staging_pool, FALSE);
+    gst_clear_object (&self->staging_pool);
+  }
+}
+
 /* Packed frames of mapped memory: no video meta, so any consumer reads them */
 static GstFlowReturn
 acquire_staging (GstZcDownload * self, GstBuffer ** outbuf)
@@ -91,14 +109,21 @@ acquire_staging (GstZcDownload * self, GstBuffer ** outbuf)
   if (!self->staging_pool) {
     GstVideoInfo info = *gst_zc_base_transform_get_out_info (base);
     GstCaps *caps = gst_video_info_to_caps (&info);
+    /* pinned memory with a GPU; the CPU backend's repacks stay in system
+     * memory */
     GstBufferPool *pool = gst_zc_buffer_pool_new
-        (gst_zc_base_transform_get_context (base), GST_ZC_MEMORY_TYPE_MAPPED);
+        (gst_zc_base_transform_get_context (base),
+        gst_zc_base_transform_uses_gpu (base) ? GST_ZC_MEMORY_TYPE_MAPPED :
+        GST_ZC_MEMORY_TYPE_SYSTEM);
     if (pool) {
       gst_zc_buffer_pool_set_owner (GST_ZC_BUFFER_POOL (pool),
           GST_ELEMENT (self));
       GstStructure *config = gst_buffer_pool_get_config (pool);
       gst_buffer_pool_config_set_params (config, caps,
           GST_VIDEO_INFO_SIZE (&info), 2, 0);
+      if (self->downstream_fd)
+        gst_buffer_pool_config_add_option (config,
+            GST_ZC_BUFFER_POOL_OPTION_SHAREABLE);
       if (!gst_buffer_pool_set_config (pool, config) ||
           !gst_buffer_pool_set_active (pool, TRUE))
         gst_clear_object (&pool);
@@ -106,7 +131,7 @@ acquire_staging (GstZcDownload * self, GstBuffer ** outbuf)
     gst_caps_unref (caps);
     if (!pool) {
       GST_ELEMENT_ERROR (self, RESOURCE, NO_SPACE_LEFT,
-          ("Could not create a pinned staging pool"), (NULL));
+          ("Could not create a staging pool"), (NULL));
       return GST_FLOW_ERROR;
     }
     self->staging_pool = pool;
@@ -123,6 +148,26 @@ gst_zc_download_decide_allocation (GstBaseTransform * trans, GstQuery * query)
       gst_query_find_allocation_meta (query, GST_VIDEO_META_API_TYPE, NULL);
   GST_DEBUG_OBJECT (self, "downstream %s GstVideoMeta",
       self->downstream_video_meta ? "takes" : "does not take");
+
+  /* unixfdsink proposes its memfd allocator: the frames are for another
+   * process, so the pools along the chain allocate in files */
+  gboolean fd = FALSE;
+  for (guint i = 0; i < gst_query_get_n_allocation_params (query); i++) {
+    GstAllocator *allocator = NULL;
+    gst_query_parse_nth_allocation_param (query, i, &allocator, NULL);
+    if (allocator && GST_IS_FD_ALLOCATOR (allocator))
+      fd = TRUE;
+    gst_clear_object (&allocator);
+  }
+  if (fd != self->downstream_fd) {
+    GST_DEBUG_OBJECT (self, "downstream %s file descriptors",
+        fd ? "takes" : "does not take");
+    self->downstream_fd = fd;
+    /* the staging pool's memory follows */
+    drop_staging (self);
+  }
+  gst_zc_base_transform_set_shareable_pools (GST_ZC_BASE_TRANSFORM (self),
+      fd);
 
   /* The system pool downstream offers only serves repacked frames */
   return GST_BASE_TRANSFORM_CLASS (gst_zc_download_parent_class)->
@@ -164,6 +209,53 @@ readable_as_is (GstZcDownload * self, GstBuffer * buf)
   return TRUE;
 }
 
+/* A frame for another process: the same memory as file descriptors when it
+ * is a file already (the pools upstream were made shareable), else copied
+ * once into the staging pool's files, and counted */
+static GstFlowReturn
+prepare_fd_output (GstZcDownload * self, GstBuffer * inbuf,
+    GstBuffer ** outbuf)
+{
+  auto *base = GST_ZC_BASE_TRANSFORM (self);
+  GstBuffer *frame = NULL;
+  gboolean copied = FALSE;
+
+  if (gst_zc_buffer_is_shareable (inbuf)) {
+    frame = gst_buffer_ref (inbuf);
+  } else {
+    GstFlowReturn ret = acquire_staging (self, &frame);
+    if (ret != GST_FLOW_OK)
+      return ret;
+    gst_buffer_copy_into (frame, inbuf, (GstBufferCopyFlags)
+        (GST_BUFFER_COPY_FLAGS | GST_BUFFER_COPY_TIMESTAMPS |
+            GST_BUFFER_COPY_META), 0, -1);
+    ret = gst_zc_base_transform_copy_frame (base, inbuf, frame);
+    if (ret != GST_FLOW_OK) {
+      gst_buffer_unref (frame);
+      return ret;
+    }
+    copied = TRUE;
+  }
+  if (!gst_zc_buffer_is_shareable (frame)) {
+    gst_buffer_unref (frame);
+    GST_ELEMENT_ERROR (self, RESOURCE, NO_SPACE_LEFT,
+        ("Could not allocate a frame another process can map"),
+        ("the staging pool's memory is not file-backed"));
+    return GST_FLOW_ERROR;
+  }
+  GstBuffer *out = gst_zc_buffer_export_fd (frame);
+  gst_buffer_unref (frame);
+  if (!out) {
+    GST_ELEMENT_ERROR (self, STREAM, FAILED,
+        ("The GPU work on a frame failed; it was not handed on"), (NULL));
+    return GST_FLOW_ERROR;
+  }
+  self->exported = out;
+  self->exported_copied = copied;
+  *outbuf = out;
+  return GST_FLOW_OK;
+}
+
 static GstFlowReturn
 gst_zc_download_prepare_output_buffer (GstBaseTransform * trans,
     GstBuffer * inbuf, GstBuffer ** outbuf)
@@ -174,6 +266,8 @@ gst_zc_download_prepare_output_buffer (GstBaseTransform * trans,
       (GST_ZC_BASE_TRANSFORM (trans), inbuf);
   if (check != GST_FLOW_OK)
     return check;
+  if (self->downstream_fd)
+    return prepare_fd_output (self, inbuf, outbuf);
   if (gst_zc_buffer_is_device_memory (inbuf) &&
       gst_zc_base_transform_uses_gpu (GST_ZC_BASE_TRANSFORM (trans))) {
     GstFlowReturn ret = acquire_staging (self, outbuf);
@@ -195,25 +289,24 @@ static GstFlowReturn
 gst_zc_download_transform (GstBaseTransform * trans, GstBuffer * inbuf,
     GstBuffer * outbuf)
 {
+  auto *self = GST_ZC_DOWNLOAD (trans);
   auto *base = GST_ZC_BASE_TRANSFORM (trans);
 
   if (inbuf == outbuf) {
     gst_zc_base_transform_count_buffer (base, 0);
     return GST_FLOW_OK;
   }
+  if (outbuf == self->exported) {
+    /* made whole by prepare_output_buffer; a copy was counted there */
+    self->exported = NULL;
+    if (!self->exported_copied)
+      gst_zc_base_transform_count_buffer (base, 0);
+    return GST_FLOW_OK;
+  }
   /* Device memory out into pinned memory with the copy engines (the
    * consumer's map waits on the fence), or a repack on the CPU for a
    * consumer that cannot read padded rows */
   return gst_zc_base_transform_copy_frame (base, inbuf, outbuf);
-}
-
-static void
-drop_staging (GstZcDownload * self)
-{
-  if (self->staging_pool) {
-    gst_buffer_pool_set_active (self->staging_pool, FALSE);
-    gst_clear_object (&self->staging_pool);
-  }
 }
 
 /* The staging pool holds frames of the output caps: new caps, new pool

@@ -331,7 +331,7 @@ gst_zc_base_transform_get_wrap_allocator (GstZcBaseTransform * self,
 {
   auto *priv = get_priv (self);
   return memory_type == GST_ZC_MEMORY_TYPE_DEVICE ? priv->wrap_device :
-      priv->wrap_mapped;
+      priv->wrap_host;
 }
 
 /**

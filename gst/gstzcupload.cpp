@@ -98,6 +98,9 @@ struct _GstZcUpload
   /* properties, under the object lock */
   gboolean adopt;
   guint64 adopt_max_bytes;
+
+  /* files of frames from another process (unixfdsrc), start to stop */
+  GstZcFdImports *imports;
 };
 
 G_DEFINE_TYPE (GstZcUpload, gst_zc_upload, GST_TYPE_ZC_BASE_TRANSFORM);
@@ -177,8 +180,11 @@ gst_zc_upload_submit_input_buffer (GstBaseTransform * trans,
       GST_ZC_MEMORY_TYPE_DEVICE &&
       !gst_zc_buffer_is_zc (input, gst_zc_base_transform_get_context (base))) {
     gsize registered = 0;
-    GstBuffer *adopted = gst_zc_buffer_adopt_host (mapped, input, max_bytes,
-        &registered);
+    /* a frame of another process: its file mapped and registered once */
+    GstBuffer *adopted = gst_zc_buffer_is_fd (input) ?
+        gst_zc_buffer_import_fd (mapped, self->imports, input, max_bytes,
+        &registered) :
+        gst_zc_buffer_adopt_host (mapped, input, max_bytes, &registered);
     if (adopted) {
       if (registered)
         GST_DEBUG_OBJECT (self, "registered %" G_GSIZE_FORMAT " bytes of "
@@ -237,6 +243,28 @@ gst_zc_upload_transform (GstBaseTransform * trans, GstBuffer * inbuf,
   /* A foreign frame into our pool: on the CPU into mapped memory, with the
    * copy engines into device memory */
   return gst_zc_base_transform_copy_frame (base, inbuf, outbuf);
+}
+
+static gboolean
+gst_zc_upload_start (GstBaseTransform * trans)
+{
+  auto *self = GST_ZC_UPLOAD (trans);
+  if (!GST_BASE_TRANSFORM_CLASS (gst_zc_upload_parent_class)->start (trans))
+    return FALSE;
+  self->imports = gst_zc_fd_imports_new ();
+  return TRUE;
+}
+
+/* After the base class has waited for the wrapped frames to go back: a
+ * mapping still used downstream goes with the last frame that uses it */
+static gboolean
+gst_zc_upload_stop (GstBaseTransform * trans)
+{
+  auto *self = GST_ZC_UPLOAD (trans);
+  gboolean ret =
+      GST_BASE_TRANSFORM_CLASS (gst_zc_upload_parent_class)->stop (trans);
+  g_clear_pointer (&self->imports, gst_zc_fd_imports_free);
+  return ret;
 }
 
 static void
@@ -330,6 +358,8 @@ gst_zc_upload_class_init (GstZcUploadClass * klass)
   trans_class->transform = GST_DEBUG_FUNCPTR (gst_zc_upload_transform);
   trans_class->submit_input_buffer =
       GST_DEBUG_FUNCPTR (gst_zc_upload_submit_input_buffer);
+  trans_class->start = GST_DEBUG_FUNCPTR (gst_zc_upload_start);
+  trans_class->stop = GST_DEBUG_FUNCPTR (gst_zc_upload_stop);
 
   GST_DEBUG_CATEGORY_INIT (gst_zc_upload_debug, "zcupload", 0,
       "zero-copy CUDA upload");

@@ -65,6 +65,8 @@ struct _GstZcAllocator
 
   GstZcContext *context;
   GstZcMemoryType memory_type;
+  /* blocks are memfd pages (gst_zc_allocator_new_shareable()) */
+  gboolean shareable;
   /* The registered default allocator opens its device on first use */
   gboolean lazy;
   std::mutex *lock;
@@ -190,6 +192,7 @@ gst_zc_allocator_alloc (GstAllocator * allocator, gsize size,
   priv->device_id = gst_zc_context_get_device_id (self->context);
   priv->concurrent_managed =
       gst_zc_context_has_concurrent_managed_access (self->context);
+  priv->shareable = self->shareable;
 #if GST_ZC_HAVE_CUDA
   priv->transfer_stream = self->transfer_stream;
 #endif
@@ -451,6 +454,50 @@ gst_zc_allocator_new (GstZcContext * context, GstZcMemoryType memory_type)
 }
 
 /**
+ * gst_zc_allocator_new_shareable:
+ * @context: the device to allocate for
+ * @memory_type: %GST_ZC_MEMORY_TYPE_MAPPED or %GST_ZC_MEMORY_TYPE_SYSTEM
+ *   (%GST_ZC_MEMORY_TYPE_AUTO where it resolves to one of them)
+ *
+ * Like gst_zc_allocator_new(), for memory that other processes can map:
+ * each block is the pages of an anonymous file (memfd), mapped here and,
+ * for mapped memory, registered with CUDA (`cudaHostRegister`) once, when
+ * it is allocated. gst_zc_memory_get_fd() gives the file, which
+ * `unixfdsink` (GStreamer 1.24) passes to another process. Managed and
+ * device memory cannot be shared so.
+ *
+ * Returns: (transfer full) (nullable): a new allocator, or %NULL where
+ *   @memory_type is not host memory, or gst_zc_allocator_new() fails
+ */
+GstAllocator *
+gst_zc_allocator_new_shareable (GstZcContext * context,
+    GstZcMemoryType memory_type)
+{
+  g_return_val_if_fail (GST_IS_ZC_CONTEXT (context), NULL);
+  GstZcMemoryType type = gst_zc_context_resolve_memory_type (context,
+      memory_type);
+  if (type != GST_ZC_MEMORY_TYPE_MAPPED && type != GST_ZC_MEMORY_TYPE_SYSTEM)
+    return NULL;
+  GstAllocator *allocator = gst_zc_allocator_new (context, type);
+  if (allocator)
+    GST_ZC_ALLOCATOR (allocator)->shareable = TRUE;
+  return allocator;
+}
+
+/**
+ * gst_zc_allocator_is_shareable:
+ * @allocator: a #GstZcAllocator
+ *
+ * Returns: whether @allocator was made by gst_zc_allocator_new_shareable()
+ */
+gboolean
+gst_zc_allocator_is_shareable (GstZcAllocator * allocator)
+{
+  g_return_val_if_fail (GST_IS_ZC_ALLOCATOR (allocator), FALSE);
+  return allocator->shareable;
+}
+
+/**
  * gst_zc_allocator_get_context:
  * @allocator: a #GstZcAllocator
  *
@@ -543,10 +590,12 @@ gst_zc_allocator_wait_released (GstAllocator * allocator)
 
 /**
  * gst_zc_memory_new_wrapped:
- * @allocator: a #GstZcAllocator of mapped or device memory, with a context
- * @host: (nullable): the CPU address of the bytes (mapped memory), %NULL
- *   for device memory
- * @device: the GPU address of the same bytes, on @allocator's device
+ * @allocator: a #GstZcAllocator of mapped, device or system memory, with a
+ *   context
+ * @host: (nullable): the CPU address of the bytes (mapped and system
+ *   memory), %NULL for device memory
+ * @device: (nullable): the GPU address of the same bytes, on @allocator's
+ *   device; %NULL for system memory (the CPU backend's, which no GPU reads)
  * @size: how many bytes
  * @read_only: whether users may only read the bytes (the memory is then
  *   #GST_MEMORY_FLAG_READONLY)
@@ -561,7 +610,8 @@ gst_zc_allocator_wait_released (GstAllocator * allocator)
  * memory) as a #GstZcMemory of @allocator's type, with a fence like any
  * other: kernels, copies and CPU maps treat it as their own memory. Its
  * fence event comes from the allocator's spares, so wrapping a frame per
- * frame creates no CUDA object once the first frames have gone.
+ * frame creates no CUDA object once the first frames have gone. System
+ * memory has no fence: @notify runs as the last buffer lets go.
  *
  * Returns: (transfer full) (nullable): the memory, or %NULL (a CUDA error,
  *   logged; @notify is not called then)
@@ -574,30 +624,34 @@ gst_zc_memory_new_wrapped (GstAllocator * allocator, gpointer host,
   g_return_val_if_fail (GST_IS_ZC_ALLOCATOR (allocator), NULL);
   auto *self = GST_ZC_ALLOCATOR (allocator);
   g_return_val_if_fail (self->context != NULL, NULL);
-  g_return_val_if_fail (self->memory_type == GST_ZC_MEMORY_TYPE_MAPPED ||
-      self->memory_type == GST_ZC_MEMORY_TYPE_DEVICE, NULL);
-  g_return_val_if_fail ((host != NULL) ==
-      (self->memory_type == GST_ZC_MEMORY_TYPE_MAPPED), NULL);
-  g_return_val_if_fail (device != NULL && notify != NULL, NULL);
+  const GstZcMemoryType type = self->memory_type;
+  g_return_val_if_fail (type == GST_ZC_MEMORY_TYPE_MAPPED ||
+      type == GST_ZC_MEMORY_TYPE_DEVICE || type == GST_ZC_MEMORY_TYPE_SYSTEM,
+      NULL);
+  g_return_val_if_fail ((host != NULL) == (type != GST_ZC_MEMORY_TYPE_DEVICE),
+      NULL);
+  g_return_val_if_fail ((device != NULL) == (type != GST_ZC_MEMORY_TYPE_SYSTEM),
+      NULL);
+  g_return_val_if_fail (notify != NULL, NULL);
 
-#if GST_ZC_HAVE_CUDA
   auto *priv = new (std::nothrow) GstZcMemoryPrivate;
   if (!priv)
     return NULL;
-  priv->type = self->memory_type;
+  priv->type = type;
   priv->device_id = gst_zc_context_get_device_id (self->context);
   priv->host = (guint8 *) host;
-  priv->device = (guint8 *) device;
+  priv->device = (guint8 *) (device ? device : host);
   priv->block_size = size;
+#if GST_ZC_HAVE_CUDA
   priv->transfer_stream = self->transfer_stream;
-  {
+  if (type != GST_ZC_MEMORY_TYPE_SYSTEM) {
     std::lock_guard < std::mutex > lk (*self->lock);
     if (!self->spare_fences->empty ()) {
       priv->fence = self->spare_fences->back ();
       self->spare_fences->pop_back ();
     }
   }
-  if (!priv->fence) {
+  if (type != GST_ZC_MEMORY_TYPE_SYSTEM && !priv->fence) {
     gst_zc::DeviceScope scope (priv->device_id);
     if (!scope.ok () ||
         !GST_ZC_CUDA_OK_OR_FAULT (EVENT, cudaEventCreateWithFlags (&priv->fence,
@@ -606,6 +660,7 @@ gst_zc_memory_new_wrapped (GstAllocator * allocator, gpointer host,
       return NULL;
     }
   }
+#endif
   priv->release = notify;
   priv->release_data = user_data;
 
@@ -616,11 +671,4 @@ gst_zc_memory_new_wrapped (GstAllocator * allocator, gpointer host,
   GST_LOG_OBJECT (self, "%p: wraps %" G_GSIZE_FORMAT " bytes, host %p "
       "device %p%s", mem, size, host, device, read_only ? ", read-only" : "");
   return GST_MEMORY_CAST (mem);
-#else
-  (void) host;
-  (void) size;
-  (void) read_only;
-  (void) user_data;
-  return NULL;
-#endif
 }

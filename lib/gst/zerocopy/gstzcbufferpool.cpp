@@ -53,6 +53,23 @@ gst_zc_buffer_pool_set_config (GstBufferPool * pool, GstStructure * config)
 
   if (!gst_buffer_pool_config_get_allocator (config, &allocator, &params))
     gst_allocation_params_init (&params);
+  /* Frames for another process: the allocator that makes memfd blocks, for
+   * the buffers allocated from now on */
+  const gboolean shareable = gst_buffer_pool_config_has_option (config,
+      GST_ZC_BUFFER_POOL_OPTION_SHAREABLE);
+  if (shareable != gst_zc_allocator_is_shareable
+      (GST_ZC_ALLOCATOR (self->allocator))) {
+    GstAllocator *other = shareable ?
+        gst_zc_allocator_new_shareable (self->context, self->memory_type) :
+        gst_zc_allocator_new (self->context, self->memory_type);
+    if (other) {
+      gst_object_unref (self->allocator);
+      self->allocator = other;
+    } else {
+      GST_DEBUG_OBJECT (self, "%s memory cannot be shared: frames stay "
+          "in this process", gst_zc_memory_type_to_string (self->memory_type));
+    }
+  }
   /* Whatever allocator was asked for, buffers of this pool are ours */
   gst_buffer_pool_config_set_allocator (config, self->allocator, &params);
 

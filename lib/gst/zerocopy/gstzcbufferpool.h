@@ -19,6 +19,16 @@ G_BEGIN_DECLS
  */
 #define GST_ZC_ROW_PITCH_ALIGN 128
 
+/**
+ * GST_ZC_BUFFER_POOL_OPTION_SHAREABLE:
+ *
+ * A pool configured with this option allocates its frames with
+ * gst_zc_allocator_new_shareable(): memory other processes map from a file
+ * descriptor (`unixfdsink`), registered with CUDA once per buffer. A pool
+ * of managed or device memory ignores it.
+ */
+#define GST_ZC_BUFFER_POOL_OPTION_SHAREABLE "GstBufferPoolOptionZcShareable"
+
 #define GST_TYPE_ZC_BUFFER_POOL (gst_zc_buffer_pool_get_type ())
 GST_ZC_API
 G_DECLARE_FINAL_TYPE (GstZcBufferPool, gst_zc_buffer_pool, GST, ZC_BUFFER_POOL,

@@ -33,6 +33,7 @@
 #endif
 
 #include "gstzcforeign.h"
+#include "gstzcforeign-private.h"
 #include "gstzcmemory.h"
 #include "gstzcmemory-private.h"
 #include "gstzcutils.h"
@@ -64,33 +65,13 @@ init_debug (void)
   }
 }
 
-#if GST_ZC_HAVE_CUDA
-/* What a wrapper holds of the original until its fence is done */
-struct ForeignHold
-{
-  GstBuffer *buffer;
-  GstMemory *memory;
-  GstMapInfo info;
-};
-
-static void
-foreign_hold_release (gpointer data)
-{
-  auto *hold = static_cast < ForeignHold * >(data);
-  gst_memory_unmap (hold->memory, &hold->info);
-  gst_buffer_unref (hold->buffer);
-  delete hold;
-}
-
-/* One buffer of @wrapper, with @original's flags, timestamps and metas.
- * The memory is the same bytes, so the metas tagged "memory", which a copy
- * without the memory leaves out, hold too: the video meta (the plane
- * layout) is carried over by hand. */
-static GstBuffer *
-buffer_around (GstMemory * wrapper, GstBuffer * original)
+/* The memory is the same bytes, so the metas tagged "memory", which a copy
+ * without the memory leaves out, hold too. */
+GstBuffer *
+gst_zc_buffer_new_around (GstMemory * memory, GstBuffer * original)
 {
   GstBuffer *out = gst_buffer_new ();
-  gst_buffer_append_memory (out, wrapper);
+  gst_buffer_append_memory (out, memory);
   gst_buffer_copy_into (out, original, (GstBufferCopyFlags)
       (GST_BUFFER_COPY_FLAGS | GST_BUFFER_COPY_TIMESTAMPS |
           GST_BUFFER_COPY_META), 0, -1);
@@ -107,6 +88,24 @@ buffer_around (GstMemory * wrapper, GstBuffer * original)
 #endif
   }
   return out;
+}
+
+#if GST_ZC_HAVE_CUDA
+/* What a wrapper holds of the original until its fence is done */
+struct ForeignHold
+{
+  GstBuffer *buffer;
+  GstMemory *memory;
+  GstMapInfo info;
+};
+
+static void
+foreign_hold_release (gpointer data)
+{
+  auto *hold = static_cast < ForeignHold * >(data);
+  gst_memory_unmap (hold->memory, &hold->info);
+  gst_buffer_unref (hold->buffer);
+  delete hold;
 }
 
 /* @mem, one memory of @buffer, mapped with @flags and held with @buffer;
@@ -137,7 +136,7 @@ wrap_held (GstAllocator * allocator, ForeignHold * hold, gpointer host,
     foreign_hold_release (hold);
     return NULL;
   }
-  return buffer_around (wrapper, hold->buffer);
+  return gst_zc_buffer_new_around (wrapper, hold->buffer);
 }
 #endif /* GST_ZC_HAVE_CUDA */
 

@@ -27,6 +27,10 @@ struct _GstZcMemoryPrivate
   guint8 *host = nullptr;       /* start of the GstMemory block (maxsize) */
   guint8 *device = nullptr;     /* the GPU's address of host[0] */
   gsize block_size = 0;
+  /* shareable: the block is a memfd's pages (gst_zc_allocator_new_shareable()),
+   * fd the file, which other processes map */
+  bool shareable = false;
+  int fd = -1;
   std::mutex lock;
 #if GST_ZC_HAVE_CUDA
   cudaEvent_t fence = nullptr;

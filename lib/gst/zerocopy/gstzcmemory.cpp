@@ -37,9 +37,11 @@
 #include "gstzcmemory-private.h"
 
 #include <errno.h>
+#include <fcntl.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/mman.h>
+#include <unistd.h>
 
 #include <atomic>
 #include <mutex>
@@ -285,9 +287,80 @@ gst_zc_memory_set_pinned_limit (guint64 bytes)
   pinned_limit.store (bytes);
 }
 
+/* An anonymous file for a shareable block, closed on exec: memfd where the
+ * kernel has it (Linux 3.17), else a file of /dev/shm unlinked at once */
+static int
+memfd_new (void)
+{
+#ifdef MFD_CLOEXEC
+  int fd = memfd_create ("gst-zerocopy", MFD_CLOEXEC);
+  if (fd >= 0 || errno != ENOSYS)
+    return fd;
+#endif
+  gchar path[] = "/dev/shm/gst-zerocopy-XXXXXX";
+  int tmp = g_mkstemp_full (path, O_RDWR | O_CLOEXEC, 0600);
+  if (tmp >= 0)
+    unlink (path);
+  return tmp;
+}
+
+/* A shareable block: the pages of an anonymous file (memfd), which another
+ * process maps from the file's descriptor, and for mapped memory
+ * registered with CUDA once, for the block's life */
+static gboolean
+alloc_shared_block (GstZcMemoryPrivate * priv, gsize bytes)
+{
+  if (priv->type != GST_ZC_MEMORY_TYPE_SYSTEM &&
+      priv->type != GST_ZC_MEMORY_TYPE_MAPPED)
+    return FALSE;
+  gboolean reserved;
+  if (!reserve_host (priv->type, bytes, &reserved))
+    return FALSE;
+  const char *call = "memfd_create";
+  void *p = MAP_FAILED;
+  int fd = memfd_new ();
+  if (fd >= 0) {
+    call = "ftruncate";
+    if (ftruncate (fd, (off_t) bytes) == 0) {
+      call = "mmap";
+      p = mmap (nullptr, bytes, PROT_READ | PROT_WRITE, MAP_SHARED, fd, 0);
+    }
+  }
+  if (p == MAP_FAILED) {
+    gst_zc_memory_note_alloc_failure (priv->type, bytes, call,
+        g_strerror (errno), FALSE);
+    if (fd >= 0)
+      close (fd);
+    release_host (bytes, reserved);
+    return FALSE;
+  }
+#if GST_ZC_HAVE_CUDA
+  if (priv->type == GST_ZC_MEMORY_TYPE_MAPPED) {
+    gst_zc::DeviceScope scope (priv->device_id);
+    if (!scope.ok () || !GST_ZC_CUDA_OK_OR_FAULT (HOST_REGISTER,
+            cudaHostRegister (p, bytes,
+                cudaHostRegisterMapped | cudaHostRegisterPortable))) {
+      gst_zc_memory_note_cuda_failure (priv->type, bytes);
+      munmap (p, bytes);
+      close (fd);
+      release_host (bytes, reserved);
+      return FALSE;
+    }
+  }
+#endif
+  priv->alloc_base = p;
+  priv->alloc_bytes = bytes;
+  priv->fd = fd;
+  count_block (priv->type, bytes, true);
+  release_host (bytes, reserved);
+  return TRUE;
+}
+
 gboolean
 gst_zc_memory_alloc_block (GstZcMemoryPrivate * priv, gsize bytes)
 {
+  if (priv->shareable)
+    return alloc_shared_block (priv, bytes);
   switch (priv->type) {
     case GST_ZC_MEMORY_TYPE_SYSTEM:{
       /* A frame-sized block straight from the kernel, given back on free:
@@ -378,6 +451,8 @@ gst_zc_memory_alloc_block (GstZcMemoryPrivate * priv, gsize bytes)
   }
 }
 
+static void free_own_block (GstZcMemoryPrivate * priv);
+
 void
 gst_zc_memory_free_block (GstZcMemoryPrivate * priv)
 {
@@ -391,6 +466,28 @@ gst_zc_memory_free_block (GstZcMemoryPrivate * priv)
 #endif
   if (!priv->alloc_base)
     return;
+  if (priv->fd >= 0) {
+#if GST_ZC_HAVE_CUDA
+    if (priv->type == GST_ZC_MEMORY_TYPE_MAPPED) {
+      gst_zc::DeviceScope scope (priv->device_id);
+      GST_ZC_CUDA_OK (cudaHostUnregister (priv->alloc_base));
+    }
+#endif
+    munmap (priv->alloc_base, priv->alloc_bytes);
+    close (priv->fd);
+    priv->fd = -1;
+  } else {
+    free_own_block (priv);
+  }
+  count_block (priv->type, priv->alloc_bytes, false);
+  priv->alloc_base = nullptr;
+  priv->alloc_bytes = 0;
+}
+
+/* What gst_zc_memory_alloc_block() took from the system or CUDA */
+static void
+free_own_block (GstZcMemoryPrivate * priv)
+{
   switch (priv->type) {
 #if GST_ZC_HAVE_CUDA
     case GST_ZC_MEMORY_TYPE_MAPPED:{
@@ -412,9 +509,6 @@ gst_zc_memory_free_block (GstZcMemoryPrivate * priv)
         free (priv->alloc_base);
       break;
   }
-  count_block (priv->type, priv->alloc_bytes, false);
-  priv->alloc_base = nullptr;
-  priv->alloc_bytes = 0;
 }
 
 /* ---------------------------------------------------------------------- */
@@ -790,6 +884,30 @@ gst_zc_memory_get_host_pointer (GstZcMemory * mem)
   g_return_val_if_fail (gst_is_zc_memory ((GstMemory *) mem), NULL);
   guint8 *host = root_of (mem)->priv->host;
   return host ? host + mem->mem.offset : NULL;
+}
+
+/**
+ * gst_zc_memory_get_fd:
+ * @mem: (type Gst.Memory): a #GstZcMemory
+ * @offset: (out) (optional): where the memory's block (the start of its
+ *   maxsize bytes, before #GstMemory.offset) lies in the file
+ *
+ * The file of a shareable memory (gst_zc_allocator_new_shareable()): an
+ * anonymous file (memfd) whose pages are the memory's, which another
+ * process maps from the descriptor (`unixfdsink` sends it). The descriptor
+ * stays the memory's: dup() it to keep it past the memory's life.
+ *
+ * Returns: the file descriptor, or -1 for memory that is not shareable
+ */
+gint
+gst_zc_memory_get_fd (GstZcMemory * mem, gsize * offset)
+{
+  g_return_val_if_fail (gst_is_zc_memory ((GstMemory *) mem), -1);
+  GstZcMemoryPrivate *priv = root_of (mem)->priv;
+  if (offset)
+    *offset = priv->fd >= 0 ? (gsize) (priv->host -
+        (guint8 *) priv->alloc_base) : 0;
+  return priv->fd;
 }
 
 /**

@@ -69,6 +69,9 @@ GST_ZC_API
 GstZcMemoryType gst_zc_memory_get_memory_type (GstZcMemory * mem);
 
 GST_ZC_API
+gint gst_zc_memory_get_fd (GstZcMemory * mem, gsize * offset);
+
+GST_ZC_API
 guint64 gst_zc_memory_get_bytes_in_use (GstZcMemoryType memory_type);
 
 GST_ZC_API
@@ -98,6 +101,13 @@ gboolean gst_zc_memory_wait_cpu (GstZcMemory * mem);
 GST_ZC_API
 GstAllocator * gst_zc_allocator_new (GstZcContext * context,
     GstZcMemoryType memory_type);
+
+GST_ZC_API
+GstAllocator * gst_zc_allocator_new_shareable (GstZcContext * context,
+    GstZcMemoryType memory_type);
+
+GST_ZC_API
+gboolean gst_zc_allocator_is_shareable (GstZcAllocator * allocator);
 
 GST_ZC_API
 GstMemory * gst_zc_memory_new_wrapped (GstAllocator * allocator,

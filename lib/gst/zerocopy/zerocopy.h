@@ -10,4 +10,5 @@
 #include <gst/zerocopy/gstzcmemory.h>
 #include <gst/zerocopy/gstzcbufferpool.h>
 #include <gst/zerocopy/gstzcforeign.h>
+#include <gst/zerocopy/gstzcfd.h>
 #include <gst/zerocopy/gstzcframe.h>

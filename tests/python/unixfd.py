@@ -1,0 +1,303 @@
+#!/usr/bin/env python3
+# gst-zerocopy: frames across processes through unixfdsink and unixfdsrc
+# (GStreamer 1.24 and later), both sides zero-copy.
+#
+#   producer:  videotestsrc ! zcupload ! zcfilter invert=true ! zcdownload
+#              ! unixfdsink            (frames in memfd files of our pool)
+#   consumer:  unixfdsrc ! zcupload ! zcfilter invert=true ! zcdownload
+#              ! appsink               (each file mapped once, by identity)
+#
+# Separate processes. The producer stamps a counter into each frame; every
+# frame the consumer gets must be the source frame again (inverted twice),
+# its counter larger than the last. After warm-up neither process copies
+# (stats of every element of ours), the consumer registers or maps nothing
+# more, and RSS and open descriptors stay flat over 10,000 frames. A
+# consumer killed mid-stream leaves the producer playing, and a new one gets
+# frames; the producer's descriptors and RSS come back to where they were.
+#
+#   unixfd.py                         the test (starts the processes below)
+#   unixfd.py producer SOCKET         (commands on stdin: stats, quit)
+#   unixfd.py consumer SOCKET FRAMES  (prints "warm", then a JSON summary)
+# SPDX-License-Identifier: LGPL-2.1-or-later
+import json
+import os
+import subprocess
+import sys
+import tempfile
+import time
+
+try:
+    import gi
+
+    gi.require_version("Gst", "1.0")
+    gi.require_version("GstVideo", "1.0")
+    from gi.repository import GLib, Gst, GstVideo  # noqa: E402
+    import numpy  # noqa: E402
+    import gstzc  # noqa: E402
+except (ImportError, ValueError) as e:
+    print("skipped: %s" % e)
+    sys.exit(77)
+
+W, H = 320, 240
+CAPS = "video/x-raw,format=RGBA,width=%d,height=%d" % (W, H)
+WARM = 1000
+STAT_KEYS = ("buffers", "copied-buffers", "registrations", "adopted-buffers")
+
+
+def proc_usage():
+    """This process's resident memory (KiB) and open descriptors."""
+    rss = 0
+    with open("/proc/self/status") as f:
+        for line in f:
+            if line.startswith("VmRSS:"):
+                rss = int(line.split()[1])
+    return rss, len(os.listdir("/proc/self/fd"))
+
+
+def element_stats(pipe):
+    out = {}
+    for name in ("up", "fx", "down"):
+        s = pipe.get_by_name(name).get_property("stats")
+        out[name] = {k: s.get_value(k) for k in STAT_KEYS}
+        out[name]["backend"] = s.get_value("backend")
+    return out
+
+
+def reference_frame():
+    """The source frame as videotestsrc makes it (smpte, which stands still)."""
+    pipe = Gst.parse_launch(
+        "videotestsrc num-buffers=1 pattern=smpte ! %s ! appsink name=sink" % CAPS)
+    pipe.set_state(Gst.State.PLAYING)
+    sample = pipe.get_by_name("sink").emit("pull-sample")
+    buf = sample.get_buffer()
+    ok, info = buf.map(Gst.MapFlags.READ)
+    ref = numpy.frombuffer(bytes(info.data), dtype=numpy.uint8).reshape(H, W * 4)
+    buf.unmap(info)
+    pipe.set_state(Gst.State.NULL)
+    return ref.copy()
+
+
+def producer(socket):
+    pipe = Gst.parse_launch(
+        "videotestsrc is-live=true pattern=smpte name=src ! %s,framerate=1000/1 "
+        "! zcupload name=up ! zcfilter name=fx invert=true ! zcdownload name=down "
+        "! unixfdsink socket-path=%s" % (CAPS, socket))
+    counter = [0]
+
+    def stamp(pad, pinfo):
+        # the counter in the frame's first 8 bytes, written where the
+        # source wrote the frame (zcupload's pool)
+        buf = pinfo.get_buffer()
+        with gstzc.Frame(buf, pad.get_current_caps(), writable=True) as f:
+            row = numpy.asarray(f.planes[0])
+            counter[0] += 1
+            row[0, :8] = numpy.frombuffer(counter[0].to_bytes(8, "little"),
+                                          dtype=numpy.uint8)
+        return Gst.PadProbeReturn.OK
+
+    pipe.get_by_name("src").get_static_pad("src").add_probe(
+        Gst.PadProbeType.BUFFER, stamp)
+    loop = GLib.MainLoop()
+
+    def on_message(bus, msg):
+        if msg.type == Gst.MessageType.ERROR:
+            err, dbg = msg.parse_error()
+            print("ERROR %s %s" % (err.message, dbg), file=sys.stderr, flush=True)
+            os._exit(1)
+        elif msg.type == Gst.MessageType.EOS:
+            loop.quit()
+
+    bus = pipe.get_bus()
+    bus.add_signal_watch()
+    bus.connect("message", on_message)
+
+    def on_stdin(channel, cond):
+        line = sys.stdin.readline().strip()
+        if line == "stats":
+            rss, fds = proc_usage()
+            print(json.dumps({"frames": counter[0], "rss": rss, "fds": fds,
+                              "stats": element_stats(pipe)}), flush=True)
+            return True
+        pipe.send_event(Gst.Event.new_eos())
+        return False
+
+    GLib.io_add_watch(GLib.IOChannel.unix_new(sys.stdin.fileno()),
+                      GLib.PRIORITY_DEFAULT, GLib.IOCondition.IN |
+                      GLib.IOCondition.HUP, on_stdin)
+    pipe.set_state(Gst.State.PLAYING)
+    loop.run()
+    pipe.set_state(Gst.State.NULL)
+    return 0
+
+
+def consumer(socket, frames):
+    ref = reference_frame()
+    pipe = Gst.parse_launch(
+        "unixfdsrc socket-path=%s ! zcupload name=up ! zcfilter name=fx "
+        "invert=true ! zcdownload name=down ! appsink name=sink sync=false "
+        "max-buffers=4" % socket)
+    sink = pipe.get_by_name("sink")
+    pipe.set_state(Gst.State.PLAYING)
+    last = 0
+    wrong = []
+    got = 0
+    warm = None
+    while got < frames:
+        sample = sink.emit("try-pull-sample", 10 * Gst.SECOND)
+        if sample is None:
+            break
+        buf = sample.get_buffer()
+        with gstzc.Frame(buf, sample.get_caps()) as f:
+            a = numpy.asarray(f.planes[0]).reshape(H, W * 4)
+            count = int.from_bytes(a[0, :8].tobytes(), "little")
+            same = numpy.array_equal(a[0, 8:], ref[0, 8:]) and \
+                numpy.array_equal(a[1:], ref[1:])
+        if not same or count <= last:
+            wrong.append((got, count, last, same))
+        last = count
+        got += 1
+        if got == WARM:
+            rss, fds = proc_usage()
+            warm = {"rss": rss, "fds": fds, "stats": element_stats(pipe)}
+            print("warm", flush=True)
+    rss, fds = proc_usage()
+    end = {"rss": rss, "fds": fds, "stats": element_stats(pipe)}
+    pipe.set_state(Gst.State.NULL)
+    print(json.dumps({"frames": got, "wrong": len(wrong),
+                      "first-wrong": wrong[:5], "warm": warm, "end": end}),
+          flush=True)
+    return 0 if got == frames and not wrong else 1
+
+
+def copies(before, after):
+    return {n: after[n]["copied-buffers"] - before[n]["copied-buffers"]
+            for n in after}
+
+
+class Producer:
+    def __init__(self, socket):
+        self.p = subprocess.Popen([sys.executable, __file__, "producer", socket],
+                                  stdin=subprocess.PIPE, stdout=subprocess.PIPE,
+                                  universal_newlines=True)
+
+    def stats(self):
+        self.p.stdin.write("stats\n")
+        self.p.stdin.flush()
+        return json.loads(self.p.stdout.readline())
+
+    def quit(self):
+        self.p.stdin.write("quit\n")
+        self.p.stdin.flush()
+        return self.p.wait(timeout=30)
+
+
+def start_consumer(socket, frames):
+    return subprocess.Popen([sys.executable, __file__, "consumer", socket,
+                             str(frames)], stdout=subprocess.PIPE,
+                            universal_newlines=True)
+
+
+def check(cond, what):
+    print(("ok   " if cond else "FAIL ") + what, flush=True)
+    return cond
+
+
+def main():
+    if not Gst.ElementFactory.find("unixfdsink") or \
+            not Gst.ElementFactory.find("unixfdsrc"):
+        print("skipped: no unixfdsink/unixfdsrc (GStreamer %s; they came in "
+              "1.24)" % Gst.version_string())
+        return 77
+    tmp = tempfile.mkdtemp(prefix="zc-unixfd-")
+    socket = os.path.join(tmp, "frames")
+    prod = Producer(socket)
+    ok = True
+    try:
+        for _ in range(100):
+            if os.path.exists(socket):
+                break
+            time.sleep(0.1)
+        ok &= check(os.path.exists(socket), "the producer listens on %s" % socket)
+
+        # 10,000 frames into a consumer process
+        cons = start_consumer(socket, 10000)
+        ok &= check(cons.stdout.readline().strip() == "warm",
+                    "the consumer warmed up (%d frames)" % WARM)
+        p_warm = prod.stats()
+        summary = json.loads(cons.stdout.readline())
+        rc = cons.wait(timeout=120)
+        p_end = prod.stats()
+        warm, end = summary["warm"], summary["end"]
+        print("consumer: %s" % json.dumps(summary))
+        print("producer at the consumer's warm-up: %s" % json.dumps(p_warm))
+        print("producer at its end: %s" % json.dumps(p_end))
+        ok &= check(rc == 0 and summary["frames"] == 10000 and
+                    summary["wrong"] == 0,
+                    "10,000 frames, every one right (%d wrong)" % summary["wrong"])
+        backend = end["stats"]["up"]["backend"]
+        ok &= check(all(v == 0 for v in copies(warm["stats"], end["stats"]).values()),
+                    "the consumer copied nothing after warm-up (%s backend): %s"
+                    % (backend, copies(warm["stats"], end["stats"])))
+        ok &= check(end["stats"]["up"]["adopted-buffers"] -
+                    warm["stats"]["up"]["adopted-buffers"] == 10000 - WARM,
+                    "zcupload took every received frame in place")
+        ok &= check(end["stats"]["up"]["registrations"] ==
+                    warm["stats"]["up"]["registrations"],
+                    "no registration after warm-up (%d before)"
+                    % warm["stats"]["up"]["registrations"])
+        ok &= check(all(v == 0 for v in copies(p_warm["stats"], p_end["stats"]).values()),
+                    "the producer copied nothing meanwhile: %s"
+                    % copies(p_warm["stats"], p_end["stats"]))
+        ok &= check(end["fds"] == warm["fds"] and
+                    end["rss"] - warm["rss"] < 2048,
+                    "the consumer's descriptors %d -> %d, RSS %d -> %d KiB"
+                    % (warm["fds"], end["fds"], warm["rss"], end["rss"]))
+        ok &= check(p_end["fds"] <= p_warm["fds"] + 1 and
+                    p_end["rss"] - p_warm["rss"] < 2048,
+                    "the producer's descriptors %d -> %d, RSS %d -> %d KiB"
+                    % (p_warm["fds"], p_end["fds"], p_warm["rss"], p_end["rss"]))
+
+        # a consumer killed mid-stream, then a new one
+        killed = start_consumer(socket, 1000000)
+        killed.stdout.readline()
+        killed.kill()
+        killed.wait()
+        time.sleep(1.0)
+        p_after_kill = prod.stats()
+        ok &= check(prod.p.poll() is None and
+                    p_after_kill["frames"] > p_end["frames"],
+                    "the producer plays on after its consumer was killed "
+                    "(%d frames)" % p_after_kill["frames"])
+        again = start_consumer(socket, 1500)
+        again.stdout.readline()
+        summary2 = json.loads(again.stdout.readline())
+        rc2 = again.wait(timeout=60)
+        ok &= check(rc2 == 0 and summary2["wrong"] == 0,
+                    "a new consumer gets right frames (%d)" % summary2["frames"])
+        time.sleep(1.0)
+        p_last = prod.stats()
+        print("producer after the new consumer: %s" % json.dumps(p_last))
+        ok &= check(p_last["fds"] <= p_end["fds"] + 1 and
+                    p_last["rss"] - p_end["rss"] < 2048,
+                    "the producer's descriptors %d -> %d, RSS %d -> %d KiB "
+                    "across the kill" % (p_end["fds"], p_last["fds"],
+                                         p_end["rss"], p_last["rss"]))
+        ok &= check(prod.quit() == 0, "the producer ends cleanly on EOS")
+    finally:
+        if prod.p.poll() is None:
+            prod.p.kill()
+        try:
+            os.unlink(socket)
+        except OSError:
+            pass
+        os.rmdir(tmp)
+    return 0 if ok else 1
+
+
+if __name__ == "__main__":
+    Gst.init(None)
+    if len(sys.argv) > 1 and sys.argv[1] == "producer":
+        sys.exit(producer(sys.argv[2]))
+    if len(sys.argv) > 1 and sys.argv[1] == "consumer":
+        sys.exit(consumer(sys.argv[2], int(sys.argv[3])))
+    sys.exit(main())
