@@ -14,6 +14,8 @@
 #endif
 
 #include "gstzcallocation.h"
+
+#include <gst/allocators/allocators.h>
 #include "gstzcbasetransform-private.h"
 
 #define GST_CAT_DEFAULT gst_zc_base_transform_debug
@@ -110,6 +112,46 @@ gst_zc_base_transform_new_pool (GstZcBaseTransform * self, GstCaps * caps,
       (GstBufferPool *) gst_object_ref (pool), gst_caps_ref (caps),
       memory_type, video_meta, priv->shareable_pools});
   return pool;
+}
+
+/**
+ * gst_zc_base_transform_follow_shareable:
+ * @decide_query: (nullable): downstream's answer to this element's
+ *   ALLOCATION query
+ *
+ * For propose_allocation: the pools made from now on are shareable when
+ * downstream's are, or downstream takes file descriptors, so that the
+ * frames of a chain that ends in `unixfdsink` are files from the first
+ * producer's pool on, whichever element writes them last.
+ */
+void
+gst_zc_base_transform_follow_shareable (GstZcBaseTransform * self,
+    GstQuery * decide_query)
+{
+  gboolean shareable = FALSE;
+  for (guint i = 0; decide_query && !shareable &&
+      i < gst_query_get_n_allocation_pools (decide_query); i++) {
+    GstBufferPool *pool = NULL;
+    gst_query_parse_nth_allocation_pool (decide_query, i, &pool, NULL, NULL,
+        NULL);
+    if (pool && GST_IS_ZC_BUFFER_POOL (pool)) {
+      GstStructure *config = gst_buffer_pool_get_config (pool);
+      shareable = gst_buffer_pool_config_has_option (config,
+          GST_ZC_BUFFER_POOL_OPTION_SHAREABLE);
+      gst_structure_free (config);
+    }
+    gst_clear_object (&pool);
+  }
+  for (guint i = 0; decide_query && !shareable &&
+      i < gst_query_get_n_allocation_params (decide_query); i++) {
+    GstAllocator *allocator = NULL;
+    gst_query_parse_nth_allocation_param (decide_query, i, &allocator, NULL);
+    shareable = allocator && (GST_IS_FD_ALLOCATOR (allocator) ||
+        (GST_IS_ZC_ALLOCATOR (allocator) &&
+            gst_zc_allocator_is_shareable (GST_ZC_ALLOCATOR (allocator))));
+    gst_clear_object (&allocator);
+  }
+  gst_zc_base_transform_set_shareable_pools (self, shareable);
 }
 
 /**
@@ -252,8 +294,14 @@ gst_zc_base_transform_propose_zc_pool (GstZcBaseTransform * self,
     GstStructure *config = gst_buffer_pool_get_config (pool);
     guint size = 0;
     gst_buffer_pool_config_get_params (config, NULL, &size, NULL, NULL);
+    const gboolean shareable = gst_buffer_pool_config_has_option (config,
+        GST_ZC_BUFFER_POOL_OPTION_SHAREABLE);
     gst_structure_free (config);
-    gst_query_add_allocation_pool (query, pool, size, 2, 0);
+    /* Frames that go to other processes come back when those let go (a
+     * frame queued in a socket holds its buffer): a bound, so that a slow
+     * consumer holds the producer back instead of growing its pool */
+    gst_query_add_allocation_pool (query, pool, size, 2,
+        shareable ? GST_ZC_SHAREABLE_MAX_BUFFERS : 0);
     gst_object_unref (pool);
   }
   return TRUE;
@@ -277,6 +325,7 @@ gst_zc_base_transform_propose_zc_input (GstBaseTransform * trans,
     return GST_BASE_TRANSFORM_CLASS (g_type_class_peek
         (GST_TYPE_BASE_TRANSFORM))->propose_allocation (trans, decide_query,
         query);
+  gst_zc_base_transform_follow_shareable (base, decide_query);
   return gst_zc_base_transform_propose_zc_pool (base, query,
       gst_zc_base_transform_get_memory_type (base),
       gst_zc_base_transform_wants_video_meta (decide_query));

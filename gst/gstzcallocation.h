@@ -13,6 +13,9 @@
 
 G_BEGIN_DECLS
 
+/* The most frames a shareable pool (frames for other processes) hands out */
+#define GST_ZC_SHAREABLE_MAX_BUFFERS 16
+
 GstZcMemoryType gst_zc_base_transform_get_memory_type (GstZcBaseTransform *
     self);
 GstZcMemoryType gst_zc_base_transform_get_pool_memory_type (GstZcBaseTransform
@@ -23,6 +26,8 @@ GstBufferPool * gst_zc_base_transform_new_pool (GstZcBaseTransform * self,
     gboolean video_meta);
 void gst_zc_base_transform_set_shareable_pools (GstZcBaseTransform * self,
     gboolean shareable);
+void gst_zc_base_transform_follow_shareable (GstZcBaseTransform * self,
+    GstQuery * decide_query);
 GstBufferPool * gst_zc_base_transform_new_cuda_pool (GstZcBaseTransform * self,
     GstCaps * caps, guint min, guint max, guint * size);
 

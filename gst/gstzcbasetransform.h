@@ -120,6 +120,9 @@ static inline void
 gst_zc_base_transform_sync_controlled_values (GstBaseTransform * trans,
     GstBuffer * buffer)
 {
+  /* a stream in bytes (appsrc's default) has no stream time */
+  if (trans->segment.format != GST_FORMAT_TIME)
+    return;
   GstClockTime ts = gst_segment_to_stream_time (&trans->segment,
       GST_FORMAT_TIME, GST_BUFFER_PTS (buffer));
   if (GST_CLOCK_TIME_IS_VALID (ts))

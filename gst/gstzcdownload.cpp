@@ -120,7 +120,8 @@ acquire_staging (GstZcDownload * self, GstBuffer ** outbuf)
           GST_ELEMENT (self));
       GstStructure *config = gst_buffer_pool_get_config (pool);
       gst_buffer_pool_config_set_params (config, caps,
-          GST_VIDEO_INFO_SIZE (&info), 2, 0);
+          GST_VIDEO_INFO_SIZE (&info), 2,
+          self->downstream_fd ? GST_ZC_SHAREABLE_MAX_BUFFERS : 0);
       if (self->downstream_fd)
         gst_buffer_pool_config_add_option (config,
             GST_ZC_BUFFER_POOL_OPTION_SHAREABLE);

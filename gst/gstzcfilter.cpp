@@ -380,7 +380,9 @@ gst_zc_filter_propose_allocation (GstBaseTransform * trans,
       !gst_zc_context_is_integrated (ctx))
     type = GST_ZC_MEMORY_TYPE_DEVICE;
   /* Frames worked on in place go on downstream as they came: their rows
-   * are pitched only if downstream takes video meta */
+   * are pitched only if downstream takes video meta, and they are files
+   * if downstream's are */
+  gst_zc_base_transform_follow_shareable (base, decide_query);
   if (!gst_zc_base_transform_propose_zc_pool (base, query, type,
           gst_zc_base_transform_wants_video_meta (decide_query)))
     return FALSE;

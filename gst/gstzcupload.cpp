@@ -140,6 +140,7 @@ gst_zc_upload_propose_allocation (GstBaseTransform * trans,
    * staging side of the explicit copy */
   if (type == GST_ZC_MEMORY_TYPE_DEVICE)
     type = GST_ZC_MEMORY_TYPE_MAPPED;
+  gst_zc_base_transform_follow_shareable (base, decide_query);
   return gst_zc_base_transform_propose_zc_pool (base, query, type,
       gst_zc_base_transform_wants_video_meta (decide_query));
 }
