@@ -22,6 +22,13 @@
  * negotiated before downstream was known) is repacked into a tightly
  * packed system buffer (counted in `stats`).
  *
+ * Into `unixfdsink` (GStreamer 1.24), which passes frames to other
+ * processes as file descriptors, the frames leave as #GstFdMemory of the
+ * same bytes: zcdownload sees the sink's memfd allocator and has the pools
+ * upstream allocate each frame in a file (registered with CUDA once), waits
+ * for the GPU work on a frame and hands the file on, without a copy
+ * (docs/multiprocess.md).
+ *
  * ## Example launch line
  * |[
  * gst-launch-1.0 videotestsrc ! zcupload ! zcfilter gamma=2.2 ! \

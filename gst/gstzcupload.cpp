@@ -27,6 +27,11 @@
  * allocations side by side), the frame is copied once into a pool buffer,
  * honouring its #GstVideoMeta strides, and counted in `stats`.
  *
+ * Frames from another process (`unixfdsrc`, GStreamer 1.24) come as a new
+ * file descriptor each: zcupload knows their file by its identity, maps it
+ * (and registers it with CUDA) the first time and uses every later frame of
+ * that file in place, on the CPU backend too (docs/multiprocess.md).
+ *
  * Where gst-zerocopy was built with GStreamer's CUDA library, zcupload also
  * takes `video/x-raw(memory:CUDAMemory)` from nvcodec's elements (NVDEC
  * decoders, cudaupload, cudaconvertscale): the decoder's device memory is
