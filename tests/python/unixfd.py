@@ -14,10 +14,13 @@
 # more, and RSS and open descriptors stay flat over 10,000 frames. A
 # consumer killed mid-stream leaves the producer playing, and a new one gets
 # frames; the producer's descriptors and RSS come back to where they were.
+# With a GPU, a consumer whose zckernel faults ends alone: the producer and
+# another consumer play on.
 #
 #   unixfd.py                         the test (starts the processes below)
 #   unixfd.py producer SOCKET         (commands on stdin: stats, quit)
 #   unixfd.py consumer SOCKET FRAMES  (prints "warm", then a JSON summary)
+#   unixfd.py faulting SOCKET KERNEL  (prints the ERROR it ended with)
 # SPDX-License-Identifier: LGPL-2.1-or-later
 import json
 import os
@@ -209,6 +212,22 @@ def consumer(socket, frames):
     return 0 if got == frames and not n_wrong else 1
 
 
+def faulting(socket, kernel):
+    """A consumer whose kernel faults: it must end with an ERROR that says
+    the process must restart, and alone."""
+    pipe = Gst.parse_launch(
+        "unixfdsrc socket-path=%s ! zcupload ! zckernel location=%s "
+        "cpu-fallback=false ! zcdownload ! fakesink" % (socket, kernel))
+    pipe.set_state(Gst.State.PLAYING)
+    msg = pipe.get_bus().timed_pop_filtered(
+        30 * Gst.SECOND, Gst.MessageType.ERROR | Gst.MessageType.EOS)
+    text = msg.parse_error()[0].message if msg and \
+        msg.type == Gst.MessageType.ERROR else "no error"
+    print(json.dumps({"error": text}), flush=True)
+    pipe.set_state(Gst.State.NULL)
+    return 0
+
+
 def copies(before, after):
     return {n: after[n]["copied-buffers"] - before[n]["copied-buffers"]
             for n in after}
@@ -290,10 +309,15 @@ def main():
                     warm["stats"]["up"]["adopted-buffers"] ==
                     end["stats"]["up"]["buffers"] - warm["stats"]["up"]["buffers"],
                     "zcupload took every received frame in place")
-        ok &= check(end["stats"]["up"]["registrations"] ==
-                    warm["stats"]["up"]["registrations"],
-                    "no registration after warm-up (%d before)"
-                    % warm["stats"]["up"]["registrations"])
+        # a file is registered (GPU) when it is first seen, never per
+        # frame: after warm-up only files the producer's pools added since
+        late = end["stats"]["up"]["registrations"] - \
+            warm["stats"]["up"]["registrations"]
+        ok &= check(late <= max(0, p_end["frame-files"] - p_warm["frame-files"]),
+                    "registrations: %d in warm-up, %d after (the producer's "
+                    "pools added %d files)"
+                    % (warm["stats"]["up"]["registrations"], late,
+                       p_end["frame-files"] - p_warm["frame-files"]))
         ok &= check(all(v == 0 for v in copies(p_warm["stats"], p_end["stats"]).values()),
                     "the producer copied nothing meanwhile: %s"
                     % copies(p_warm["stats"], p_end["stats"]))
@@ -341,6 +365,27 @@ def main():
                     "files), RSS %d -> %d KiB across the kill"
                     % (p_end["fds"], p_last["fds"], p_end["frame-files"],
                        p_last["frame-files"], p_end["rss"], p_last["rss"]))
+        # With a GPU: a consumer whose kernel faults ends alone
+        if backend == "cuda":
+            kernel = os.path.join(os.path.dirname(os.path.abspath(__file__)),
+                                  "..", "kernels", "zckernel", "fault.cu")
+            healthy = start_consumer(socket, 3000)
+            bad = subprocess.Popen([sys.executable, __file__, "faulting",
+                                    socket, kernel], stdout=subprocess.PIPE,
+                                   universal_newlines=True)
+            started = time.monotonic()
+            error = json.loads(bad.stdout.readline())["error"]
+            bad.wait(timeout=30)
+            took = time.monotonic() - started
+            healthy.stdout.readline()
+            summary3 = json.loads(healthy.stdout.readline())
+            rc3 = healthy.wait(timeout=60)
+            ok &= check("restart the process" in error and took < 30,
+                        "the faulting consumer ended in %.1f s: %s" % (took, error))
+            ok &= check(rc3 == 0 and summary3["wrong"] == 0,
+                        "the other consumer got %d right frames meanwhile"
+                        % summary3["frames"])
+            ok &= check(prod.p.poll() is None, "the producer plays on")
         ok &= check(prod.quit() == 0, "the producer ends cleanly on EOS")
     finally:
         if prod.p.poll() is None:
@@ -359,4 +404,6 @@ if __name__ == "__main__":
         sys.exit(producer(sys.argv[2]))
     if len(sys.argv) > 1 and sys.argv[1] == "consumer":
         sys.exit(consumer(sys.argv[2], int(sys.argv[3])))
+    if len(sys.argv) > 1 and sys.argv[1] == "faulting":
+        sys.exit(faulting(sys.argv[2], sys.argv[3]))
     sys.exit(main())

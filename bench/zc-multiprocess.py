@@ -1,0 +1,154 @@
+#!/usr/bin/env python3
+# gst-zerocopy benchmark: a chain split between two processes (unixfdsink,
+# unixfdsrc) against the same chain in one process.
+#
+#   one process:   videotestsrc (NV12) ! zcupload ! zcfilter (to RGBA)
+#                  ! zcdownload ! zcupload ! zcfilter invert ! zcdownload
+#                  ! fakesink
+#   two processes: the same, split between zcdownload and zcupload by
+#                  unixfdsink | unixfdsrc
+#
+# Flat out (a source that is not live), FRAMES frames of WIDTHxHEIGHT a
+# run; the frames a second the last element saw, from its first frame to
+# the end of stream. The two run alternately, RUNS times each; medians and
+# ranges, and the copies both processes' elements counted.
+#
+#   zc-multiprocess.py [--frames N] [--runs N] [--size WxH]
+# Needs GStreamer 1.26 (unixfdsink's wait-for-connection).
+# SPDX-License-Identifier: LGPL-2.1-or-later
+import argparse
+import json
+import os
+import statistics
+import subprocess
+import sys
+import tempfile
+import time
+
+import gi
+
+gi.require_version("Gst", "1.0")
+from gi.repository import Gst  # noqa: E402
+
+# the producer's half converts the camera's NV12 to RGBA, the consumer's
+# inverts: work that the CPU backend cannot fold into one pass in one process
+PRODUCER = ("zcupload name=p0 ! zcfilter name=p1 "
+            "! video/x-raw(memory:CUDAZeroCopy),format=RGBA ! zcdownload name=p2")
+CONSUMER = "zcupload name=c0 ! zcfilter name=c1 invert=true ! zcdownload name=c2"
+
+
+def caps(size):
+    w, h = size.split("x")
+    return "video/x-raw,format=NV12,width=%s,height=%s,framerate=30/1" % (w, h)
+
+
+def copies(pipe, prefix):
+    return sum(pipe.get_by_name("%s%d" % (prefix, i)).get_property("stats")
+               .get_value("copied-buffers") for i in range(3))
+
+
+def timed(pipe, prefix):
+    """Plays @pipe to its end: frames a second at its sink, and copies."""
+    first = []
+
+    def probe(pad, info):
+        first.append(time.monotonic())
+        return Gst.PadProbeReturn.REMOVE
+
+    pipe.get_by_name("sink").get_static_pad("sink").add_probe(
+        Gst.PadProbeType.BUFFER, probe)
+    pipe.set_state(Gst.State.PLAYING)
+    msg = pipe.get_bus().timed_pop_filtered(
+        600 * Gst.SECOND, Gst.MessageType.EOS | Gst.MessageType.ERROR)
+    end = time.monotonic()
+    if not msg or msg.type != Gst.MessageType.EOS:
+        raise SystemExit("did not finish: %s" %
+                         (msg.parse_error()[0].message if msg else "timeout"))
+    frames = pipe.get_by_name(prefix + "1").get_property("stats") \
+        .get_value("buffers")
+    n_copies = copies(pipe, prefix)
+    pipe.set_state(Gst.State.NULL)
+    return (frames - 1) / (end - first[0]), frames, n_copies
+
+
+def one_process(args):
+    pipe = Gst.parse_launch(
+        "videotestsrc num-buffers=%d pattern=colors ! %s ! %s ! %s "
+        "! fakesink name=sink sync=false"
+        % (args.frames, caps(args.size), PRODUCER, CONSUMER))
+    fps, frames, c = timed(pipe, "c")
+    return fps, frames, c + copies(pipe, "p")
+
+
+def producer(socket, frames, size):
+    pipe = Gst.parse_launch(
+        "videotestsrc num-buffers=%d pattern=colors ! %s ! %s "
+        "! unixfdsink socket-path=%s wait-for-connection=true sync=false"
+        % (frames, caps(size), PRODUCER, socket))
+    pipe.set_state(Gst.State.PLAYING)
+    pipe.get_bus().timed_pop_filtered(
+        600 * Gst.SECOND, Gst.MessageType.EOS | Gst.MessageType.ERROR)
+    print(json.dumps({"copies": copies(pipe, "p")}), flush=True)
+    pipe.set_state(Gst.State.NULL)
+    return 0
+
+
+def two_processes(args):
+    socket = os.path.join(tempfile.mkdtemp(prefix="zc-mp-bench-"), "frames")
+    prod = subprocess.Popen([sys.executable, __file__, "--producer", socket,
+                             "--frames", str(args.frames), "--size", args.size],
+                            stdout=subprocess.PIPE, universal_newlines=True)
+    while not os.path.exists(socket):
+        time.sleep(0.05)
+    pipe = Gst.parse_launch(
+        "unixfdsrc socket-path=%s ! %s ! fakesink name=sink sync=false"
+        % (socket, CONSUMER))
+    fps, frames, c = timed(pipe, "c")
+    prod_copies = json.loads(prod.stdout.readline())["copies"]
+    prod.wait(timeout=60)
+    os.rmdir(os.path.dirname(socket))
+    return fps, frames, c + prod_copies
+
+
+def main():
+    ap = argparse.ArgumentParser()
+    ap.add_argument("--frames", type=int, default=3000)
+    ap.add_argument("--runs", type=int, default=3)
+    ap.add_argument("--size", default="1920x1080")
+    ap.add_argument("--producer")
+    args = ap.parse_args()
+    Gst.init(None)
+    if args.producer:
+        return producer(args.producer, args.frames, args.size)
+    sink = Gst.ElementFactory.make("unixfdsink")
+    if not sink or not sink.find_property("wait-for-connection"):
+        print("skipped: needs unixfdsink with wait-for-connection "
+              "(GStreamer 1.26); this is %s" % Gst.version_string())
+        return 77
+
+    backend = Gst.ElementFactory.make("zcupload").get_property("stats") \
+        .get_value("backend")
+    print("# zc-multiprocess: %d frames of %s NV12 to RGBA, then invert, flat "
+          "out, %s, %d runs each"
+          % (args.frames, args.size, Gst.version_string(), args.runs))
+    results = {"one process": [], "two processes": []}
+    for _ in range(args.runs):
+        for name, fn in (("one process", one_process),
+                         ("two processes", two_processes)):
+            fps, frames, c = fn(args)
+            results[name].append(fps)
+            print("%-14s %8.1f fps  %d frames  %d copies" % (name, fps, frames, c),
+                  flush=True)
+    print("# medians (range), frames a second at the last element; backend "
+          "of this process: %s" % backend)
+    med = {}
+    for name, v in results.items():
+        med[name] = statistics.median(v)
+        print("%-14s %8.1f (%.1f-%.1f)" % (name, med[name], min(v), max(v)))
+    print("two processes / one process: %.2fx"
+          % (med["two processes"] / med["one process"]))
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
