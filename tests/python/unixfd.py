@@ -10,8 +10,9 @@
 # Separate processes. The producer stamps a counter into each frame; every
 # frame the consumer gets must be the source frame again (inverted twice),
 # its counter larger than the last. After warm-up neither process copies
-# (stats of every element of ours), the consumer registers or maps nothing
-# more, and RSS and open descriptors stay flat over 10,000 frames. A
+# (stats of every element of ours), the consumer registers, maps or wraps
+# nothing more (but a file the producer's pools add), and RSS and open
+# descriptors stay flat over 10,000 frames. A
 # consumer killed mid-stream leaves the producer playing, and a new one gets
 # frames; the producer's descriptors and RSS come back to where they were.
 # With a GPU, a consumer whose zckernel faults ends alone: the producer and
@@ -34,7 +35,8 @@ try:
 
     gi.require_version("Gst", "1.0")
     gi.require_version("GstVideo", "1.0")
-    from gi.repository import GLib, Gst, GstVideo  # noqa: E402
+    gi.require_version("GstZc", "1.0")
+    from gi.repository import GLib, Gst, GstVideo, GstZc  # noqa: E402
     import numpy  # noqa: E402
     import gstzc  # noqa: E402
 except (ImportError, ValueError) as e:
@@ -200,10 +202,12 @@ def consumer(socket, frames):
             series.append(proc_usage()[0])
         if got == WARM:
             rss, fds = proc_usage()
-            warm = {"rss": rss, "fds": fds, "stats": element_stats(pipe)}
+            warm = {"rss": rss, "fds": fds, "stats": element_stats(pipe),
+                    "wrappers": GstZc.wrapped_buffers_made()}
             print("warm", flush=True)
     rss, fds = proc_usage()
-    end = {"rss": rss, "fds": fds, "stats": element_stats(pipe)}
+    end = {"rss": rss, "fds": fds, "stats": element_stats(pipe),
+           "wrappers": GstZc.wrapped_buffers_made()}
     pipe.set_state(Gst.State.NULL)
     print(json.dumps({"frames": got, "wrong": n_wrong,
                       "first-wrong": wrong, "warm": warm, "end": end,
@@ -321,6 +325,11 @@ def main():
         ok &= check(all(v == 0 for v in copies(p_warm["stats"], p_end["stats"]).values()),
                     "the producer copied nothing meanwhile: %s"
                     % copies(p_warm["stats"], p_end["stats"]))
+        # a frame of a file seen before reuses the buffer made for it
+        ok &= check(end["wrappers"] - warm["wrappers"] <=
+                    max(0, p_end["frame-files"] - p_warm["frame-files"]),
+                    "wrapper buffers made: %d in warm-up, %d after"
+                    % (warm["wrappers"], end["wrappers"] - warm["wrappers"]))
         # The producer's pool grows to the most frames ever out at once
         # (its consumers hold some) and keeps them: each is a file, open
         # in the producer and mapped in the consumer. Past that, nothing

@@ -42,6 +42,9 @@ struct PendingRelease
   int device_id;
   GDestroyNotify release;
   gpointer release_data;
+  /* the fence was a freed memory's: a spare once done (else it stays with
+   * the memory that still lives, gst_zc_memory_when_idle()) */
+  bool spare_fence;
 };
 
 /* The allocator's release thread waits on those fences, so that the
@@ -281,7 +284,7 @@ release_thread_main (GstZcAllocator * self, ReleaseQueue * q)
       gst_zc::DeviceScope scope (p.device_id);
       GST_ZC_CUDA_OK (cudaEventSynchronize (p.fence));
     }
-    {
+    if (p.spare_fence) {
       std::lock_guard < std::mutex > alk (*self->lock);
       self->spare_fences->push_back (p.fence);
     }
@@ -330,7 +333,7 @@ gst_zc_allocator_free (GstAllocator *, GstMemory * memory)
        * before they are freed. */
       if (priv->release && priv->fence_pending) {
         defer_release (alloc, {priv->fence, priv->device_id, priv->release,
-                priv->release_data});
+                priv->release_data, true});
         priv->release = nullptr;
       } else if (priv->release) {
         std::lock_guard < std::mutex > lk (*alloc->lock);
@@ -586,6 +589,38 @@ gst_zc_allocator_wait_released (GstAllocator * allocator)
         return q->pending.empty () && !q->busy;
       });
 #endif
+}
+
+/* Calls @notify (@data) once the GPU work fenced on @memory (a memory of
+ * gst_zc_memory_new_wrapped()) is done: at once when none is pending, else
+ * on the allocator's release thread, the fence staying the memory's. For a
+ * wrapper kept and handed out again (gstzcforeign), whose original goes
+ * back to its owner per frame. */
+void
+gst_zc_memory_when_idle (GstMemory * memory, GDestroyNotify notify,
+    gpointer data)
+{
+#if GST_ZC_HAVE_CUDA
+  GstZcMemoryPrivate *priv = ((GstZcMemory *) memory)->priv;
+  cudaEvent_t fence = nullptr;
+  if (priv->fence) {
+    std::lock_guard < std::mutex > lk (priv->lock);
+    if (priv->fence_pending) {
+      gst_zc::DeviceScope scope (priv->device_id);
+      if (cudaEventQuery (priv->fence) == cudaErrorNotReady)
+        fence = priv->fence;
+      cudaGetLastError ();
+    }
+  }
+  if (fence) {
+    defer_release ((GstZcAllocator *) memory->allocator, {fence,
+            priv->device_id, notify, data, false});
+    return;
+  }
+#else
+  (void) memory;
+#endif
+  notify (data);
 }
 
 /**

@@ -51,6 +51,7 @@
 #include <utility>
 
 #include <errno.h>
+#include <string.h>
 #include <sys/mman.h>
 #include <sys/stat.h>
 #include <unistd.h>
@@ -215,6 +216,9 @@ struct FileImport
   bool refused = false;         /* CUDA would not register it: copy */
   int device_id = -1;
   guint64 last_use = 0;
+  /* the wrapper buffer kept for each frame's place in the file (offset,
+   * size), under the table's lock */
+  std::map < std::pair < gsize, gsize >, GstZcRecycled * >recycled;
 };
 
 static void
@@ -222,6 +226,9 @@ file_import_unref (FileImport * f)
 {
   if (--f->refs > 0)
     return;
+  /* no frame of it is out: the kept wrappers are free, and go */
+  for (auto & kv : f->recycled)
+    gst_zc_recycled_drop (kv.second);
 #if GST_ZC_HAVE_CUDA
   if (f->registered) {
     gst_zc::DeviceScope scope (f->device_id);
@@ -401,20 +408,10 @@ map_file (int fd, gsize length, int device_id, guint64 max_registered_bytes,
 #endif
 }
 
-/* What a wrapper holds until no buffer holds it and its fence is done */
-struct ImportHold
-{
-  GstBuffer *buffer;
-  FileImport *file;
-};
-
 static void
-import_hold_release (gpointer data)
+file_import_release (gpointer data)
 {
-  auto *hold = static_cast < ImportHold * >(data);
-  gst_buffer_unref (hold->buffer);
-  file_import_unref (hold->file);
-  delete hold;
+  file_import_unref (static_cast < FileImport * >(data));
 }
 
 /**
@@ -472,6 +469,7 @@ gst_zc_buffer_import_fd (GstAllocator * allocator, GstZcFdImports * imports,
     return NULL;
 
   FileImport *file;
+  GstZcRecycled *rec;
   {
     std::lock_guard < std::mutex > lk (imports->lock);
     imports->clock++;
@@ -510,16 +508,18 @@ gst_zc_buffer_import_fd (GstAllocator * allocator, GstZcFdImports * imports,
     if (file->refused)
       return NULL;
     file->refs++;
+    auto &slot = file->recycled[std::make_pair (offset, size)];
+    if (!slot)
+      slot = gst_zc_recycled_new ();
+    rec = slot;
   }
 
-  auto *hold = new ImportHold { gst_buffer_ref (buffer), file };
-  guint8 *host = file->map + offset;
-  GstMemory *wrapper = gst_zc_memory_new_wrapped (allocator, host,
-      file->registered ? file->device + offset : NULL, size, TRUE, hold,
-      import_hold_release);
-  if (!wrapper) {
-    import_hold_release (hold);
-    return NULL;
-  }
-  return gst_zc_buffer_new_around (wrapper, buffer);
+  /* the received buffer, and the file's mapping, until the frame is done */
+  GstZcHeldFrame held;
+  memset (&held, 0, sizeof (held));
+  held.buffer = gst_buffer_ref (buffer);
+  held.release_extra = file_import_release;
+  held.extra = file;
+  return gst_zc_recycled_wrap (rec, allocator, file->map + offset,
+      file->registered ? file->device + offset : NULL, size, buffer, &held);
 }

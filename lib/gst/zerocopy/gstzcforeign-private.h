@@ -15,4 +15,43 @@ G_BEGIN_DECLS
 G_GNUC_INTERNAL
 GstBuffer * gst_zc_buffer_new_around (GstMemory * memory, GstBuffer * original);
 
+/* What a wrapper holds of the frame it wraps, until no one uses the
+ * wrapper and the GPU work fenced on it is done: the frame's buffer, the
+ * memory mapped to find its bytes (or NULL), and something else to let go
+ * with them (or NULL). No allocation of its own. */
+typedef struct
+{
+  GstBuffer *buffer;
+  GstMemory *mapped;
+  GstMapInfo info;
+  GDestroyNotify release_extra;
+  gpointer extra;
+} GstZcHeldFrame;
+
+G_GNUC_INTERNAL
+void gst_zc_held_frame_release (GstZcHeldFrame * held);
+
+/* The wrapper buffer of one foreign memory (or one frame's place in a
+ * file), kept and handed out again each time that memory comes back, so
+ * that a recycling producer costs no allocation per frame */
+typedef struct _GstZcRecycled GstZcRecycled;
+
+G_GNUC_INTERNAL
+GstZcRecycled * gst_zc_recycled_new (void);
+
+/* The owner of the memory goes: the kept buffer goes too (it is free then,
+ * since a frame out holds the owner) */
+G_GNUC_INTERNAL
+void gst_zc_recycled_drop (gpointer recycled);
+
+/* A read-only buffer of one wrapper of @allocator over @size bytes at
+ * @host and @device, with @original's metadata, holding @held (transfer)
+ * until no one uses it and its GPU work is done: @recycled's kept buffer
+ * when it is free and still fits, else a new one (kept if none is). NULL on
+ * failure (@held released). */
+G_GNUC_INTERNAL
+GstBuffer * gst_zc_recycled_wrap (GstZcRecycled * recycled,
+    GstAllocator * allocator, gpointer host, gpointer device, gsize size,
+    GstBuffer * original, const GstZcHeldFrame * held);
+
 G_END_DECLS

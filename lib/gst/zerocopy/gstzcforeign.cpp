@@ -40,9 +40,11 @@
 #include "gstzccuda-private.h"
 
 #include <gst/video/video.h>
+#include <atomic>
 #include <iterator>
 #include <map>
 #include <mutex>
+#include <string.h>
 #include <unistd.h>
 
 #if GST_ZC_HAVE_GST_CUDA
@@ -90,55 +92,281 @@ gst_zc_buffer_new_around (GstMemory * memory, GstBuffer * original)
   return out;
 }
 
-#if GST_ZC_HAVE_CUDA
-/* What a wrapper holds of the original until its fence is done */
-struct ForeignHold
+void
+gst_zc_held_frame_release (GstZcHeldFrame * held)
 {
-  GstBuffer *buffer;
-  GstMemory *memory;
-  GstMapInfo info;
+  if (held->mapped)
+    gst_memory_unmap (held->mapped, &held->info);
+  if (held->buffer)
+    gst_buffer_unref (held->buffer);
+  if (held->release_extra)
+    held->release_extra (held->extra);
+  memset (held, 0, sizeof (*held));
+}
+
+/* A GstZcHeldFrame of its own allocation (g_new0), released and freed */
+static void G_GNUC_UNUSED
+held_frame_free (gpointer data)
+{
+  auto *held = static_cast < GstZcHeldFrame * >(data);
+  gst_zc_held_frame_release (held);
+  g_free (held);
+}
+
+/* ---------------------------------------------------------------------- */
+/* Wrappers kept per foreign memory                                       */
+/* ---------------------------------------------------------------------- */
+
+/* Buffers of foreign frames made since the process started (the rest were
+ * kept ones, handed out again) */
+static std::atomic < guint64 > wrappers_made { 0 };
+
+struct WrapperLink;
+
+struct _GstZcRecycled
+{
+  std::atomic < int >refs { 1 };  /* the owner's, and each link's */
+  std::mutex lock;
+  GstBuffer *out = nullptr;     /* the kept buffer: the cache's reference
+                                   while free, the user's while out */
+  WrapperLink *link = nullptr;  /* its wrapper memory's */
+  bool busy = false;            /* out, or its frame not yet given back */
+  bool dropped = false;         /* the owner is gone */
+};
+
+/* What a wrapper memory made here holds (its release notify's data) */
+struct WrapperLink
+{
+  GstZcRecycled *rec;
+  GstMemory *memory;            /* the wrapper (no reference) */
+  GstZcHeldFrame held;          /* the frame it wraps now, if any */
 };
 
 static void
-foreign_hold_release (gpointer data)
+recycled_unref (GstZcRecycled * rec)
 {
-  auto *hold = static_cast < ForeignHold * >(data);
-  gst_memory_unmap (hold->memory, &hold->info);
-  gst_buffer_unref (hold->buffer);
-  delete hold;
+  if (--rec->refs == 0)
+    delete rec;
 }
 
-/* @mem, one memory of @buffer, mapped with @flags and held with @buffer;
- * NULL if it cannot be mapped so */
-static ForeignHold *
-hold_mapped (GstBuffer * buffer, GstMemory * mem, GstMapFlags flags)
+static GQuark
+recycled_quark (void)
 {
-  auto *hold = new ForeignHold;
-  if (!gst_memory_map (mem, &hold->info, flags)) {
-    delete hold;
-    return NULL;
+  static GQuark q = g_quark_from_static_string ("gst-zc-recycled");
+  return q;
+}
+
+GstZcRecycled *
+gst_zc_recycled_new (void)
+{
+  return new GstZcRecycled;
+}
+
+/* The wrapper memory is freed, its GPU work done: what it held goes back */
+static void
+link_gone (gpointer data)
+{
+  auto *link = static_cast < WrapperLink * >(data);
+  GstZcRecycled *rec = link->rec;
+  GstZcHeldFrame held;
+  {
+    std::lock_guard < std::mutex > lk (rec->lock);
+    if (rec->link == link)
+      rec->link = nullptr;      /* the kept buffer lost its wrapper */
+    held = link->held;
   }
-  hold->buffer = gst_buffer_ref (buffer);
-  hold->memory = mem;
-  return hold;
+  gst_zc_held_frame_release (&held);
+  delete link;
+  recycled_unref (rec);
 }
 
-/* A buffer of one wrapper (allocator's type) over @hold's bytes at @host
- * and @device, which releases @hold once its fence is done; on failure
- * @hold is released at once and NULL returned */
-static GstBuffer *
-wrap_held (GstAllocator * allocator, ForeignHold * hold, gpointer host,
-    gpointer device, gboolean read_only)
+/* The kept buffer's user let go and the GPU is done with it: its frame
+ * goes back to the producer, and the buffer is free again */
+static void
+frame_done (gpointer data)
 {
+  auto *link = static_cast < WrapperLink * >(data);
+  GstZcRecycled *rec = link->rec;
+  GstZcHeldFrame held;
+  rec->refs++;
+  {
+    std::lock_guard < std::mutex > lk (rec->lock);
+    held = link->held;
+    memset (&link->held, 0, sizeof (link->held));
+    rec->busy = false;
+  }
+  gst_zc_held_frame_release (&held);
+  recycled_unref (rec);
+}
+
+/* The kept buffer's last reference went: it is kept again, unless someone
+ * else holds its wrapper memory (a copy of the buffer shares it) or its
+ * owner is gone; then it goes, and its memory gives the frame back when
+ * that goes. */
+static gboolean
+recycled_dispose (GstMiniObject * obj)
+{
+  auto *buf = (GstBuffer *) obj;
+  auto *rec = (GstZcRecycled *) gst_mini_object_get_qdata (obj,
+      recycled_quark ());
+  GstMemory *mem = gst_buffer_n_memory (buf) == 1 ?
+      gst_buffer_peek_memory (buf, 0) : NULL;
+  std::unique_lock < std::mutex > lk (rec->lock);
+  if (rec->out != buf || rec->dropped || !rec->link ||
+      mem != rec->link->memory || GST_MINI_OBJECT_REFCOUNT_VALUE (mem) != 1) {
+    if (rec->out == buf) {
+      rec->out = nullptr;
+      rec->link = nullptr;
+      rec->busy = false;
+    }
+    return TRUE;
+  }
+  gst_buffer_ref (buf);
+  WrapperLink *link = rec->link;
+  lk.unlock ();
+  gst_zc_memory_when_idle (mem, frame_done, link);
+  return FALSE;
+}
+
+void
+gst_zc_recycled_drop (gpointer recycled)
+{
+  auto *rec = static_cast < GstZcRecycled * >(recycled);
+  GstBuffer *out = nullptr;
+  {
+    std::lock_guard < std::mutex > lk (rec->lock);
+    rec->dropped = true;
+    if (!rec->busy)
+      out = rec->out;
+    rec->out = nullptr;
+  }
+  if (out)
+    gst_buffer_unref (out);
+  recycled_unref (rec);
+}
+
+/* Metas of the frame @out carried before go, but a video meta that
+ * describes the next one too (@user_data) */
+static gboolean
+strip_meta (GstBuffer *, GstMeta ** meta, gpointer user_data)
+{
+  auto *next = static_cast < GstVideoMeta * >(user_data);
+  if ((*meta)->info->api == GST_VIDEO_META_API_TYPE && next) {
+    auto *vm = (GstVideoMeta *) * meta;
+    if (vm->format == next->format && vm->width == next->width &&
+        vm->height == next->height && vm->n_planes == next->n_planes &&
+        memcmp (vm->offset, next->offset, sizeof (vm->offset)) == 0 &&
+        memcmp (vm->stride, next->stride, sizeof (vm->stride)) == 0) {
+      vm->flags = next->flags;
+      return TRUE;
+    }
+  }
+  if (!GST_META_FLAG_IS_SET (*meta, GST_META_FLAG_LOCKED))
+    *meta = NULL;
+  return TRUE;
+}
+
+/* @out, kept, made the buffer of @original's next frame */
+static void
+refresh (GstBuffer * out, GstBuffer * original)
+{
+  GstVideoMeta *vm = gst_buffer_get_video_meta (original);
+  gst_buffer_foreach_meta (out, strip_meta, vm);
+  gst_buffer_copy_into (out, original, (GstBufferCopyFlags)
+      (GST_BUFFER_COPY_FLAGS | GST_BUFFER_COPY_TIMESTAMPS |
+          GST_BUFFER_COPY_META), 0, -1);
+  if (vm && !gst_buffer_get_video_meta (out)) {
+    GstVideoMeta *copy = gst_buffer_add_video_meta_full (out, vm->flags,
+        vm->format, vm->width, vm->height, vm->n_planes, vm->offset,
+        vm->stride);
+#if GST_CHECK_VERSION(1, 18, 0)
+    if (copy)
+      copy->alignment = vm->alignment;
+#else
+    (void) copy;
+#endif
+  }
+}
+
+/* Whether @mem, a kept wrapper, is still @allocator's over the same bytes */
+static bool
+still_fits (GstMemory * mem, GstAllocator * allocator, gpointer host,
+    gpointer device, gsize size)
+{
+  auto *zmem = (GstZcMemory *) mem;
+  return mem->allocator == allocator && mem->size == size &&
+      gst_zc_memory_get_host_pointer (zmem) == host &&
+      (!device || gst_zc_memory_get_device_pointer (zmem) == device);
+}
+
+GstBuffer *
+gst_zc_recycled_wrap (GstZcRecycled * rec, GstAllocator * allocator,
+    gpointer host, gpointer device, gsize size, GstBuffer * original,
+    const GstZcHeldFrame * held)
+{
+  GstBuffer *stale = nullptr;
+  {
+    std::lock_guard < std::mutex > lk (rec->lock);
+    if (!rec->busy && rec->out && rec->link && !rec->dropped) {
+      if (still_fits (rec->link->memory, allocator, host, device, size)) {
+        GstBuffer *out = rec->out;
+        rec->busy = true;
+        rec->link->held = *held;
+        refresh (out, original);
+        return out;
+      }
+      /* another allocator (the element restarted) or other bytes */
+      stale = rec->out;
+      rec->out = nullptr;
+      rec->link = nullptr;
+    }
+  }
+  if (stale)
+    gst_buffer_unref (stale);
+
+  auto *link = new WrapperLink { rec, nullptr, *held };
+  rec->refs++;
   GstMemory *wrapper = gst_zc_memory_new_wrapped (allocator, host, device,
-      hold->info.size, read_only, hold, foreign_hold_release);
+      size, TRUE, link, link_gone);
   if (!wrapper) {
-    foreign_hold_release (hold);
+    gst_zc_held_frame_release (&link->held);
+    delete link;
+    recycled_unref (rec);
     return NULL;
   }
-  return gst_zc_buffer_new_around (wrapper, hold->buffer);
+  link->memory = wrapper;
+  GstBuffer *out = gst_zc_buffer_new_around (wrapper, original);
+  wrappers_made++;
+  std::lock_guard < std::mutex > lk (rec->lock);
+  if (!rec->out && !rec->busy && !rec->dropped) {
+    /* kept from now on (else the same memory is out twice, as a source
+     * that repeats a frame sends it: this one goes when it is done) */
+    rec->out = out;
+    rec->link = link;
+    rec->busy = true;
+    gst_mini_object_set_qdata (GST_MINI_OBJECT_CAST (out), recycled_quark (),
+        rec, NULL);
+    GST_MINI_OBJECT_CAST (out)->dispose = recycled_dispose;
+  }
+  return out;
 }
-#endif /* GST_ZC_HAVE_CUDA */
+
+/**
+ * gst_zc_wrapped_buffers_made:
+ *
+ * How many buffers of foreign frames (gst_zc_buffer_adopt_host(),
+ * gst_zc_buffer_import_fd()) the process has made. A memory seen before
+ * hands out the one made for it when it is free again, so once a
+ * recycling producer's memories have all been seen this stays still:
+ * nothing is allocated per frame.
+ *
+ * Returns: the count
+ */
+guint64
+gst_zc_wrapped_buffers_made (void)
+{
+  return wrappers_made.load ();
+}
 
 /* ---------------------------------------------------------------------- */
 /* Host memory: cudaHostRegister, kept on the memory                      */
@@ -376,12 +604,28 @@ gst_zc_buffer_adopt_host (GstAllocator * mapped_allocator, GstBuffer * buffer,
   if (!r->span)
     return NULL;
 
-  ForeignHold *hold = hold_mapped (buffer, mem, GST_MAP_READ);
-  if (!hold)
+  GstZcHeldFrame held;
+  memset (&held, 0, sizeof (held));
+  if (!gst_memory_map (mem, &held.info, GST_MAP_READ))
     return NULL;
-  guint8 *host = hold->info.data;
-  return wrap_held (mapped_allocator, hold, host,
-      r->span->device + (host - r->span->start), TRUE);
+  held.mapped = mem;
+  held.buffer = gst_buffer_ref (buffer);
+  guint8 *host = held.info.data;
+  /* the wrapper kept for this memory, handed out again when it is free */
+  GstZcRecycled *rec;
+  {
+    std::lock_guard < std::mutex > lk (registration_lock);
+    rec = static_cast < GstZcRecycled * >(gst_mini_object_get_qdata
+        (GST_MINI_OBJECT_CAST (root), recycled_quark ()));
+    if (!rec) {
+      rec = gst_zc_recycled_new ();
+      gst_mini_object_set_qdata (GST_MINI_OBJECT_CAST (root),
+          recycled_quark (), rec, gst_zc_recycled_drop);
+    }
+  }
+  return gst_zc_recycled_wrap (rec, mapped_allocator, host,
+      r->span->device + (host - r->span->start), held.info.size, buffer,
+      &held);
 #else
   (void) max_registered_bytes;
   return NULL;
@@ -476,17 +720,27 @@ gst_zc_buffer_import_cuda (GstAllocator * device_allocator,
     return NULL;
   }
 
-  ForeignHold *hold = hold_mapped (buffer, mem, (GstMapFlags) (GST_MAP_READ |
-          GST_MAP_CUDA | (writable ? GST_MAP_WRITE : 0)));
-  if (!hold) {
+  auto *held = g_new0 (GstZcHeldFrame, 1);
+  if (!gst_memory_map (mem, &held->info, (GstMapFlags) (GST_MAP_READ |
+              GST_MAP_CUDA | (writable ? GST_MAP_WRITE : 0)))) {
+    g_free (held);
     GST_WARNING ("could not map GstCudaMemory %p for CUDA", mem);
     return NULL;
   }
+  held->mapped = mem;
+  held->buffer = gst_buffer_ref (buffer);
 #if GST_CHECK_VERSION(1, 24, 0)
   gst_cuda_memory_sync (cmem);
 #endif
-  GstBuffer *out = wrap_held (device_allocator, hold, NULL, hold->info.data,
-      !writable);
+  /* a wrapper per frame: nvcodec's pools are of device memory, which no
+   * host registration or mapping costs to wrap */
+  GstBuffer *out = NULL;
+  GstMemory *wrapper = gst_zc_memory_new_wrapped (device_allocator, NULL,
+      held->info.data, held->info.size, !writable, held, held_frame_free);
+  if (wrapper)
+    out = gst_zc_buffer_new_around (wrapper, buffer);
+  else
+    held_frame_free (held);
   if (out && !gst_buffer_get_video_meta (out)) {
     const GstVideoInfo *info = &cmem->info;
     gst_buffer_add_video_meta_full (out, GST_VIDEO_FRAME_FLAG_NONE,

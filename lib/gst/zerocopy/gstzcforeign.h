@@ -25,6 +25,9 @@ GstBuffer * gst_zc_buffer_adopt_host (GstAllocator * mapped_allocator,
 GST_ZC_API
 guint64 gst_zc_registered_bytes (void);
 
+GST_ZC_API
+guint64 gst_zc_wrapped_buffers_made (void);
+
 /* GStreamer's CUDA library (gstreamer-cuda-1.0), where it was built in */
 GST_ZC_API
 gboolean gst_zc_have_cuda_memory_interop (void);

@@ -96,6 +96,12 @@ gboolean gst_zc_memory_alloc_block (GstZcMemoryPrivate * priv, gsize bytes);
 G_GNUC_INTERNAL
 void gst_zc_memory_free_block (GstZcMemoryPrivate * priv);
 
+/* @notify (@data) once the GPU work fenced on the wrapped @memory is done
+ * (the allocator unit) */
+G_GNUC_INTERNAL
+void gst_zc_memory_when_idle (GstMemory * memory, GDestroyNotify notify,
+    gpointer data);
+
 /* The GstAllocator vfuncs of a #GstZcMemory */
 G_GNUC_INTERNAL
 gpointer gst_zc_memory_map_full (GstMemory * memory, GstMapInfo * info,

@@ -72,6 +72,7 @@ received (GstAllocator * fd_alloc, GstBuffer * sent)
   GST_MINI_OBJECT_FLAG_SET (in, GST_MEMORY_FLAG_READONLY);
   GstBuffer *buf = gst_buffer_new ();
   gst_buffer_append_memory (buf, in);
+  GST_BUFFER_PTS (buf) = GST_BUFFER_PTS (sent);
   return buf;
 }
 
@@ -199,10 +200,13 @@ GST_START_TEST (test_import_maps_each_file_once)
   fail_unless (gst_buffer_map (a, &map, GST_MAP_WRITE));
   memset (map.data, 0x11, map.size);
   gst_buffer_unmap (a, &map);
+  GST_BUFFER_PTS (a) = 7 * GST_MSECOND;
   GstBuffer *sent_a = gst_zc_buffer_export_fd (a);
   GstBuffer *sent_b = gst_zc_buffer_export_fd (b);
 
   gpointer first_host = NULL;
+  GstBuffer *first_out = NULL;
+  guint64 made = 0;
   for (int i = 0; i < 5; i++) {
     GstBuffer *in = received (fd_alloc, sent_a);
     fail_unless (gst_zc_buffer_is_fd (in));
@@ -215,12 +219,18 @@ GST_START_TEST (test_import_maps_each_file_once)
     gpointer host = gst_zc_memory_get_host_pointer (zmem);
     if (i == 0) {
       first_host = host;
+      first_out = imported;
+      made = gst_zc_wrapped_buffers_made ();
       if (gst_zc_context_has_gpu (ctx))
         fail_unless (registered > 0, "the first frame registers its file");
     } else {
       fail_unless (host == first_host, "frame %d mapped again", i);
       fail_unless_equals_uint64 (registered, 0);
+      /* the same place of the same file: the buffer made for it, again */
+      fail_unless (imported == first_out, "frame %d wrapped anew", i);
+      fail_unless_equals_uint64 (gst_zc_wrapped_buffers_made (), made);
     }
+    fail_unless_equals_int (GST_BUFFER_PTS (imported), GST_BUFFER_PTS (in));
     if (gst_zc_context_has_gpu (ctx))
       fail_unless (gst_zc_memory_get_device_pointer (zmem) != NULL);
     fail_unless (gst_buffer_map (imported, &map, GST_MAP_READ));
@@ -232,9 +242,38 @@ GST_START_TEST (test_import_maps_each_file_once)
     fail_if (gst_memory_map ((GstMemory *) zmem, &map, GST_MAP_WRITE));
     /* the received buffer goes with the wrapper (the producer gets its
      * frame back then) */
-    gst_buffer_unref (in);
+    fail_unless_equals_int (GST_MINI_OBJECT_REFCOUNT_VALUE (in), 2);
     gst_buffer_unref (imported);
+    fail_unless_equals_int (GST_MINI_OBJECT_REFCOUNT_VALUE (in), 1);
+    gst_buffer_unref (in);
   }
+
+  /* the same place out twice at once (a source that repeats a frame): a
+   * buffer of its own for the second, which goes when it is done */
+  GstBuffer *in1 = received (fd_alloc, sent_a);
+  GstBuffer *in2 = received (fd_alloc, sent_a);
+  GstBuffer *out1 = gst_zc_buffer_import_fd (wrap, imports, in1, G_MAXUINT64,
+      NULL);
+  GstBuffer *out2 = gst_zc_buffer_import_fd (wrap, imports, in2, G_MAXUINT64,
+      NULL);
+  fail_unless (out1 == first_out && out2 != first_out);
+  fail_unless_equals_uint64 (gst_zc_wrapped_buffers_made (), made + 1);
+  gst_buffer_unref (out2);
+  fail_unless_equals_int (GST_MINI_OBJECT_REFCOUNT_VALUE (in2), 1);
+  /* a copy of the kept buffer shares its wrapper: that one is not kept,
+   * and gives its frame back when the copy goes */
+  GstBuffer *copy = gst_buffer_copy (out1);
+  gst_buffer_unref (out1);
+  fail_unless_equals_int (GST_MINI_OBJECT_REFCOUNT_VALUE (in1), 2);
+  gst_buffer_unref (copy);
+  fail_unless_equals_int (GST_MINI_OBJECT_REFCOUNT_VALUE (in1), 1);
+  gst_buffer_unref (in1);
+  gst_buffer_unref (in2);
+  in1 = received (fd_alloc, sent_a);
+  out1 = gst_zc_buffer_import_fd (wrap, imports, in1, G_MAXUINT64, NULL);
+  fail_unless_equals_uint64 (gst_zc_wrapped_buffers_made (), made + 2);
+  gst_buffer_unref (out1);
+  gst_buffer_unref (in1);
   fail_unless_equals_int (gst_zc_fd_imports_get_n_files (imports), 1);
 
   GstBuffer *in = received (fd_alloc, sent_b);
