@@ -389,6 +389,9 @@ struct Result
   int lost = 0;
   double copies = NAN; /* zcupload's copied buffers per frame, all streams */
   guint64 registrations = 0; /* zcupload's, all streams */
+  /* buffers wrapping foreign frames made after warm-up, all streams: 0
+   * when every frame reused the one made for its memory */
+  guint64 wraps_late = 0;
 };
 
 /* zcupload's counters in @pipeline, added to @copied, @buffers and @reg;
@@ -484,6 +487,7 @@ run_once (const Case &c, const Pipeline &pl, const Options &o)
     int sampled_threads = 0;
     double bytes[4] = { 0, 0, 0, 0 };
     bool sampled = false;
+    guint64 wraps_at_warmup = 0;
     for (auto &s : streams) {
       GstBus *bus = gst_element_get_bus (s->pipeline);
       while (true) {
@@ -493,6 +497,7 @@ run_once (const Case &c, const Pipeline &pl, const Options &o)
         if (!sampled && s->received.load () > o.warmup) {
           sampled = true;
           sampled_threads = threads ();
+          wraps_at_warmup = gst_zc_wrapped_buffers_made ();
           const GstZcMemoryType types[4]
               = { GST_ZC_MEMORY_TYPE_MAPPED, GST_ZC_MEMORY_TYPE_DEVICE,
                   GST_ZC_MEMORY_TYPE_MANAGED, GST_ZC_MEMORY_TYPE_SYSTEM };
@@ -553,6 +558,8 @@ run_once (const Case &c, const Pipeline &pl, const Options &o)
       r.fps_sum = fps_sum;
       r.cpu_ms = cpu * 1e3 / ((double)total * o.streams);
       r.threads = sampled_threads;
+      if (sampled)
+        r.wraps_late = gst_zc_wrapped_buffers_made () - wraps_at_warmup;
       const double mib = 1024.0 * 1024.0 * o.streams;
       r.pinned_mib = bytes[0] / mib;
       r.device_mib = bytes[1] / mib;
@@ -652,10 +659,12 @@ main (int argc, char **argv)
           o.streams > 1 ? "s" : "", o.flat_out ? "flat out" : pace, o.frames,
           o.warmup, o.runs);
   printf ("trip: push at the source to mapped for reading at the sink, ms; "
-          "median of the runs (range)\n\n");
-  printf ("%-26s %-46s %-22s %-22s %-9s %-15s %-8s %-7s %-9s %s\n",
+          "median of the runs (range); wraps: buffers made around foreign "
+          "frames after warm-up (0: none per frame)\n\n");
+  printf ("%-26s %-46s %-22s %-22s %-9s %-15s %-8s %-7s %-9s %-6s %s\n",
           "case", "pipeline", "median", "p99", "max", "fps slowest",
-          "cpu ms/f", "threads", "copies/f", "MiB/stream pinned dev managed sys");
+          "cpu ms/f", "threads", "copies/f", "wraps",
+          "MiB/stream pinned dev managed sys");
   int failures = 0;
   for (const Case &c : make_cases ()) {
     std::vector<std::vector<Result> > all (c.pipelines.size ());
@@ -704,13 +713,16 @@ main (int argc, char **argv)
       char copies[32] = "-";
       if (!std::isnan (last.copies))
         snprintf (copies, sizeof copies, "%.2f", last.copies);
-      printf ("%-26s %-46s %-22s %-22s %-9.3f %-15s %-8.3f %-7d %-9s %.1f "
-              "%.1f %.1f %.1f%s\n",
+      guint64 wraps = 0;
+      for (const Result &r : all[p])
+        wraps = std::max (wraps, r.wraps_late);
+      printf ("%-26s %-46s %-22s %-22s %-9.3f %-15s %-8.3f %-7d %-9s %-6"
+              G_GUINT64_FORMAT " %.1f %.1f %.1f %.1f%s\n",
               c.name.c_str (), c.pipelines[p].label.c_str (),
               fmt_range (med, "%.3f").c_str (), fmt_range (p99, "%.3f").c_str (),
               *std::max_element (mx.begin (), mx.end ()),
               fmt_range (fps, "%.1f").c_str (),
-              cpu[cpu.size () / 2], thr, copies, last.pinned_mib,
+              cpu[cpu.size () / 2], thr, copies, wraps, last.pinned_mib,
               last.device_mib, last.managed_mib, last.system_mib,
               lost ? (" (" + std::to_string (lost) + " frames lost)").c_str ()
                    : "");
