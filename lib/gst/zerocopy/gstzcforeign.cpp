@@ -149,6 +149,12 @@ recycled_unref (GstZcRecycled * rec)
     delete rec;
 }
 
+static void
+recycled_unref_notify (gpointer data)
+{
+  recycled_unref (static_cast < GstZcRecycled * >(data));
+}
+
 static GQuark
 recycled_quark (void)
 {
@@ -188,14 +194,23 @@ frame_done (gpointer data)
   auto *link = static_cast < WrapperLink * >(data);
   GstZcRecycled *rec = link->rec;
   GstZcHeldFrame held;
+  GstBuffer *orphan = nullptr;
   rec->refs++;
   {
     std::lock_guard < std::mutex > lk (rec->lock);
     held = link->held;
     memset (&link->held, 0, sizeof (link->held));
     rec->busy = false;
+    /* the owner went meanwhile (it cannot while a frame holds it; kept
+     * for safety): the kept buffer goes too */
+    if (rec->dropped) {
+      orphan = rec->out;
+      rec->out = nullptr;
+    }
   }
   gst_zc_held_frame_release (&held);
+  if (orphan)
+    gst_buffer_unref (orphan);
   recycled_unref (rec);
 }
 
@@ -236,9 +251,10 @@ gst_zc_recycled_drop (gpointer recycled)
   {
     std::lock_guard < std::mutex > lk (rec->lock);
     rec->dropped = true;
-    if (!rec->busy)
+    if (!rec->busy) {
       out = rec->out;
-    rec->out = nullptr;
+      rec->out = nullptr;
+    }
   }
   if (out)
     gst_buffer_unref (out);
@@ -344,8 +360,11 @@ gst_zc_recycled_wrap (GstZcRecycled * rec, GstAllocator * allocator,
     rec->out = out;
     rec->link = link;
     rec->busy = true;
+    /* the buffer's own reference: its dispose reads it, whatever became of
+     * its memory */
+    rec->refs++;
     gst_mini_object_set_qdata (GST_MINI_OBJECT_CAST (out), recycled_quark (),
-        rec, NULL);
+        rec, recycled_unref_notify);
     GST_MINI_OBJECT_CAST (out)->dispose = recycled_dispose;
   }
   return out;
