@@ -270,6 +270,7 @@ gst_zc_download_prepare_output_buffer (GstBaseTransform * trans,
 {
   auto *self = GST_ZC_DOWNLOAD (trans);
 
+  self->exported = NULL;
   GstFlowReturn check = gst_zc_base_transform_check_input
       (GST_ZC_BASE_TRANSFORM (trans), inbuf);
   if (check != GST_FLOW_OK)

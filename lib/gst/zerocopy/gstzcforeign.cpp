@@ -67,6 +67,23 @@ init_debug (void)
   }
 }
 
+/* @vm (nullable) on @out, which has no video meta yet: the plane layout of
+ * the same bytes, which a copy of metas without the memory leaves out */
+static void
+add_video_meta_of (GstBuffer * out, GstVideoMeta * vm)
+{
+  if (!vm || gst_buffer_get_video_meta (out))
+    return;
+  GstVideoMeta *copy = gst_buffer_add_video_meta_full (out, vm->flags,
+      vm->format, vm->width, vm->height, vm->n_planes, vm->offset, vm->stride);
+#if GST_CHECK_VERSION(1, 18, 0)
+  if (copy)
+    copy->alignment = vm->alignment;
+#else
+  (void) copy;
+#endif
+}
+
 /* The memory is the same bytes, so the metas tagged "memory", which a copy
  * without the memory leaves out, hold too. */
 GstBuffer *
@@ -77,18 +94,7 @@ gst_zc_buffer_new_around (GstMemory * memory, GstBuffer * original)
   gst_buffer_copy_into (out, original, (GstBufferCopyFlags)
       (GST_BUFFER_COPY_FLAGS | GST_BUFFER_COPY_TIMESTAMPS |
           GST_BUFFER_COPY_META), 0, -1);
-  GstVideoMeta *vm = gst_buffer_get_video_meta (original);
-  if (vm && !gst_buffer_get_video_meta (out)) {
-    GstVideoMeta *copy = gst_buffer_add_video_meta_full (out, vm->flags,
-        vm->format, vm->width, vm->height, vm->n_planes, vm->offset,
-        vm->stride);
-#if GST_CHECK_VERSION(1, 18, 0)
-    if (copy)
-      copy->alignment = vm->alignment;
-#else
-    (void) copy;
-#endif
-  }
+  add_video_meta_of (out, gst_buffer_get_video_meta (original));
   return out;
 }
 
@@ -291,17 +297,7 @@ refresh (GstBuffer * out, GstBuffer * original)
   gst_buffer_copy_into (out, original, (GstBufferCopyFlags)
       (GST_BUFFER_COPY_FLAGS | GST_BUFFER_COPY_TIMESTAMPS |
           GST_BUFFER_COPY_META), 0, -1);
-  if (vm && !gst_buffer_get_video_meta (out)) {
-    GstVideoMeta *copy = gst_buffer_add_video_meta_full (out, vm->flags,
-        vm->format, vm->width, vm->height, vm->n_planes, vm->offset,
-        vm->stride);
-#if GST_CHECK_VERSION(1, 18, 0)
-    if (copy)
-      copy->alignment = vm->alignment;
-#else
-    (void) copy;
-#endif
-  }
+  add_video_meta_of (out, vm);
 }
 
 /* Whether @mem, a kept wrapper, is still @allocator's over the same bytes */
