@@ -25,6 +25,7 @@
 # SPDX-License-Identifier: LGPL-2.1-or-later
 import json
 import os
+import re
 import subprocess
 import sys
 import tempfile
@@ -163,6 +164,10 @@ def producer(socket):
     pipe.set_state(Gst.State.PLAYING)
     loop.run()
     pipe.set_state(Gst.State.NULL)
+    bus.remove_signal_watch()
+    del pipe, bus
+    # with GST_TRACERS=leaks, what is still alive is reported here
+    Gst.deinit()
     return 0
 
 
@@ -238,10 +243,23 @@ def copies(before, after):
 
 
 class Producer:
-    def __init__(self, socket):
-        self.p = subprocess.Popen([sys.executable, __file__, "producer", socket],
-                                  stdin=subprocess.PIPE, stdout=subprocess.PIPE,
-                                  universal_newlines=True)
+    def __init__(self, socket, log):
+        # the leaks tracer reports the objects still alive at its
+        # Gst.deinit() into @log
+        env = dict(os.environ, GST_TRACERS="leaks", GST_DEBUG="GST_TRACER:7",
+                   GST_DEBUG_NO_COLOR="1")
+        self.log = log
+        with open(log, "w") as err:
+            self.p = subprocess.Popen([sys.executable, __file__, "producer",
+                                       socket], stdin=subprocess.PIPE,
+                                      stdout=subprocess.PIPE, stderr=err,
+                                      env=env, universal_newlines=True)
+
+    def leaks(self):
+        with open(self.log) as f:
+            return [line.strip()[-200:] for line in f
+                    if re.search(r"object-alive, type-name=\(string\)(?!%s)",
+                                 line) or "Leaks detected" in line]
 
     def stats(self):
         self.p.stdin.write("stats\n")
@@ -281,7 +299,7 @@ def main():
         return 77
     tmp = tempfile.mkdtemp(prefix="zc-unixfd-")
     socket = os.path.join(tmp, "frames")
-    prod = Producer(socket)
+    prod = Producer(socket, os.path.join(tmp, "producer.log"))
     ok = True
     try:
         for _ in range(100):
@@ -396,13 +414,17 @@ def main():
                         % summary3["frames"])
             ok &= check(prod.p.poll() is None, "the producer plays on")
         ok &= check(prod.quit() == 0, "the producer ends cleanly on EOS")
+        leaks = prod.leaks()
+        ok &= check(not leaks, "the producer's leaks tracer: %d objects alive "
+                    "at its end %s" % (len(leaks), leaks[:3]))
     finally:
         if prod.p.poll() is None:
             prod.p.kill()
-        try:
-            os.unlink(socket)
-        except OSError:
-            pass
+        for f in (socket, prod.log):
+            try:
+                os.unlink(f)
+            except OSError:
+                pass
         os.rmdir(tmp)
     return 0 if ok else 1
 
