@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # H.264 test media for the decode pipelines of bench/nvcodec-peers.sh, made
-# with this machine's GStreamer and x264enc: videotestsrc pattern=ball (moving
+# with this machine's GStreamer and x264enc (or openh264enc): videotestsrc pattern=ball (moving
 # content, so the decoder has work to do), I420, 30/1, x264enc
 # speed-preset=ultrafast tune=zerolatency key-int-max=30 bitrate=8000, written
 # as an H.264 byte-stream (Annex B start codes, one access unit per buffer),
@@ -16,7 +16,13 @@
 set -euo pipefail
 out=${1:?usage: bench/make-h264.sh OUTDIR}
 
-for e in videotestsrc x264enc h264parse filesink; do
+# x264enc (gstreamer1.0-plugins-ugly), else openh264enc (gstreamer1.0-plugins-bad
+# where Debian builds it), both constrained-baseline at these settings
+encoder="x264enc speed-preset=ultrafast tune=zerolatency key-int-max=30 bitrate=8000"
+if ! gst-inspect-1.0 x264enc >/dev/null 2>&1 && gst-inspect-1.0 openh264enc >/dev/null 2>&1; then
+  encoder="openh264enc gop-size=30 bitrate=8000000 rate-control=bitrate"
+fi
+for e in videotestsrc ${encoder%% *} h264parse filesink; do
   if ! gst-inspect-1.0 "$e" >/dev/null 2>&1; then
     case $e in
     x264enc) echo "make-h264.sh: no x264enc here: apt-get install gstreamer1.0-plugins-ugly" >&2 ;;
@@ -37,7 +43,7 @@ make_one() {                    # $1 = file name, $2 = width, $3 = height, $4 = 
   tmp=$f.part
   gst-launch-1.0 -q videotestsrc num-buffers="$4" pattern=ball \
     ! "video/x-raw,format=I420,width=$2,height=$3,framerate=30/1" \
-    ! x264enc speed-preset=ultrafast tune=zerolatency key-int-max=30 bitrate=8000 \
+    ! $encoder \
     ! video/x-h264,stream-format=byte-stream,alignment=au \
     ! h264parse ! video/x-h264,stream-format=byte-stream,alignment=au \
     ! filesink location="$tmp"

@@ -21,8 +21,18 @@
  * --runs repeats each pipeline, interleaved with the others of its case;
  * the figures are medians over the runs with their range.
  *
+ * The decode case starts from an H.264 file (--h264, 1080p at 30 fps, as
+ * bench/make-h264.sh makes it) instead:
+ *
+ *   filesrc ! h264parse ! <decoder> ! identity sync=true ! <pipeline> ! appsink
+ *
+ * the same decoder in every pipeline (nvh264dec where there is one, else
+ * avdec_h264 or openh264dec; --decoder picks), paced at the file's rate;
+ * a frame's trip starts when it leaves the pacing identity, that is when
+ * the decoder's frame is pushed on.
+ *
  *   zc-latency [--fps F] [--frames N] [--warmup W] [--runs R] [--streams N]
- *              [--flat-out] [--only TEXT]
+ *              [--flat-out] [--only TEXT] [--h264 FILE] [--decoder NAME]
  */
 #include <gst/app/app.h>
 #include <gst/gst.h>
@@ -58,6 +68,8 @@ struct Options
   int streams = 1;
   bool flat_out = false;
   std::string only;
+  std::string h264 = "bench/media/ball-1080p-620.h264";
+  std::string decoder; /* empty: the first of nvh264dec, avdec_h264, ... */
 };
 
 struct Pipeline
@@ -73,6 +85,9 @@ struct Case
   std::string name;
   std::string in_caps;
   std::vector<Pipeline> pipelines;
+  /* a decode case: the source up to the decoder's output, paced (no
+   * appsrc); frames are counted in the order they come */
+  std::string source;
 };
 
 bool
@@ -84,8 +99,20 @@ have_factory (const std::string &name)
   return f != nullptr;
 }
 
+/* The H.264 decoder of the decode case: @wanted, or the first there is */
+std::string
+pick_decoder (const std::string &wanted)
+{
+  if (!wanted.empty ())
+    return wanted;
+  for (const char *d : { "nvh264dec", "avdec_h264", "openh264dec" })
+    if (have_factory (d))
+      return d;
+  return "avdec_h264";
+}
+
 std::vector<Case>
-make_cases ()
+make_cases (const Options &o)
 {
   const std::string out1080 = "video/x-raw,format=RGBA,width=1920,height=1080";
   auto zc_effect = [] (const char *mem) {
@@ -163,6 +190,35 @@ make_cases ()
       { "videoconvertscale", "videobalance" } },
   };
   cases.push_back (cm);
+
+  /* a decoder's frames to RGBA 720p: the same decoder in every pipeline */
+  const std::string dec = pick_decoder (o.decoder);
+  Case cd;
+  cd.name = "H.264 1080p > RGBA 720p";
+  cd.source = "filesrc location=\"" + o.h264
+              + "\" ! video/x-h264,stream-format=byte-stream,framerate=30/1 "
+                "! h264parse ! "
+              + dec + " ! identity name=pace sync=true";
+  auto zc_decoded = [&] (const char *mem) {
+    std::string m = mem ? std::string (" memory-type=") + mem : "";
+    return "zcupload" + m + " ! zcfilter" + m
+           + " ! video/x-raw(memory:CUDAZeroCopy)" + out720 + " ! zcdownload"
+           + m;
+  };
+  cd.pipelines = {
+    { "zc mapped", zc_decoded (nullptr), { dec, "zcupload" } },
+    { "zc device", zc_decoded ("device"), { dec, "zcupload" } },
+    { "cudaupload ! cudaconvertscale ! cudadownload",
+      "cudaupload ! cudaconvertscale ! video/x-raw(memory:CUDAMemory)"
+          + out720 + " ! cudadownload",
+      { dec, "cudaupload", "cudaconvertscale", "cudadownload" } },
+    { "videoconvertscale", "videoconvertscale ! video/x-raw" + out720,
+      { dec, "videoconvertscale" } },
+  };
+  if (!g_file_test (o.h264.c_str (), G_FILE_TEST_IS_REGULAR))
+    for (auto &pl : cd.pipelines)
+      pl.needs.push_back ("a file " + o.h264 + " (bench/make-h264.sh)");
+  cases.push_back (cd);
   return cases;
 }
 
@@ -182,9 +238,41 @@ struct Stream
   std::vector<Clock::time_point> pushed;
   std::vector<double> trip_ms; /* index: frame number; NAN until mapped */
   std::atomic<int> received{ 0 };
+  /* the decode case: frames numbered in the order they pass */
+  bool by_order = false;
+  int decoded = 0; /* the decoder's streaming thread */
+  int paced = 0;   /* under lock */
   std::mutex lock;
   std::string error;
 };
+
+/* The decode case's frames into the pacing identity: an H.264 byte-stream
+ * has no timestamps, so each frame gets its place at the file's rate */
+GstPadProbeReturn
+on_decoded (GstPad *, GstPadProbeInfo *info, gpointer data)
+{
+  auto *s = (Stream *)data;
+  GstBuffer *buf = gst_buffer_make_writable (GST_PAD_PROBE_INFO_BUFFER (info));
+  GST_PAD_PROBE_INFO_DATA (info) = buf;
+  GST_BUFFER_PTS (buf) = (GstClockTime)s->decoded * s->period;
+  GST_BUFFER_DTS (buf) = GST_CLOCK_TIME_NONE;
+  GST_BUFFER_DURATION (buf) = s->period;
+  s->decoded++;
+  return GST_PAD_PROBE_OK;
+}
+
+/* The decode case's trip starts here: a frame leaving the pacing identity */
+GstPadProbeReturn
+on_paced (GstPad *, GstPadProbeInfo *, gpointer data)
+{
+  auto *s = (Stream *)data;
+  const Clock::time_point now = Clock::now ();
+  std::lock_guard<std::mutex> g (s->lock);
+  if (s->paced < s->total)
+    s->pushed[s->paced] = now;
+  s->paced++;
+  return GST_PAD_PROBE_OK;
+}
 
 void
 fill (GstBuffer *buf, const GstVideoInfo *info)
@@ -220,9 +308,10 @@ on_sample (GstAppSink *sink, gpointer data)
     gst_buffer_unmap (buf, &map);
   const GstClockTime pts = GST_BUFFER_PTS (buf);
   gst_sample_unref (sample);
-  if (!mapped || !GST_CLOCK_TIME_IS_VALID (pts))
+  if (!mapped || (!s->by_order && !GST_CLOCK_TIME_IS_VALID (pts)))
     return GST_FLOW_ERROR;
-  const int n = (int)((pts + s->period / 2) / s->period);
+  const int n = s->by_order ? s->received.load ()
+                            : (int)((pts + s->period / 2) / s->period);
   if (n >= 0 && n < s->total) {
     std::lock_guard<std::mutex> g (s->lock);
     s->trip_ms[n]
@@ -436,11 +525,14 @@ run_once (const Case &c, const Pipeline &pl, const Options &o)
   const int total = o.warmup + o.frames;
   for (int i = 0; i < o.streams; i++) {
     auto s = std::make_unique<Stream> ();
-    std::string desc = "appsrc name=src is-live=true format=time "
-                       "max-bytes=0 block=true ! "
-                       + c.in_caps + ",framerate="
-                       + std::to_string ((int)std::lround (o.fps))
-                       + "/1 ! " + pl.middle
+    const std::string source
+        = c.source.empty () ? "appsrc name=src is-live=true format=time "
+                              "max-bytes=0 block=true ! "
+                                  + c.in_caps + ",framerate="
+                                  + std::to_string ((int)std::lround (o.fps))
+                                  + "/1"
+                            : c.source;
+    std::string desc = source + " ! " + pl.middle
                        + " ! appsink name=sink sync=false max-buffers=8";
     GError *err = nullptr;
     s->pipeline = gst_parse_launch (desc.c_str (), &err);
@@ -449,18 +541,33 @@ run_once (const Case &c, const Pipeline &pl, const Options &o)
       g_clear_error (&err);
       return r;
     }
-    s->appsrc = gst_bin_get_by_name (GST_BIN (s->pipeline), "src");
-    s->caps = gst_caps_from_string (
-        (c.in_caps + ",framerate=" + std::to_string ((int)std::lround (o.fps))
-         + "/1")
-            .c_str ());
-    gst_app_src_set_caps (GST_APP_SRC (s->appsrc), s->caps);
-    gst_video_info_from_caps (&s->info, s->caps);
-    s->period = (GstClockTime)std::llround (GST_SECOND / o.fps);
     s->total = total;
     s->foreign = pl.foreign;
     s->pushed.assign (total, Clock::time_point ());
     s->trip_ms.assign (total, NAN);
+    if (c.source.empty ()) {
+      s->appsrc = gst_bin_get_by_name (GST_BIN (s->pipeline), "src");
+      s->caps = gst_caps_from_string (
+          (c.in_caps + ",framerate="
+           + std::to_string ((int)std::lround (o.fps)) + "/1")
+              .c_str ());
+      gst_app_src_set_caps (GST_APP_SRC (s->appsrc), s->caps);
+      gst_video_info_from_caps (&s->info, s->caps);
+      s->period = (GstClockTime)std::llround (GST_SECOND / o.fps);
+    } else {
+      s->by_order = true;
+      s->period = GST_SECOND / 30; /* the file's rate */
+      GstElement *pace = gst_bin_get_by_name (GST_BIN (s->pipeline), "pace");
+      GstPad *in = gst_element_get_static_pad (pace, "sink");
+      gst_pad_add_probe (in, GST_PAD_PROBE_TYPE_BUFFER, on_decoded, s.get (),
+                         nullptr);
+      gst_object_unref (in);
+      GstPad *out = gst_element_get_static_pad (pace, "src");
+      gst_pad_add_probe (out, GST_PAD_PROBE_TYPE_BUFFER, on_paced, s.get (),
+                         nullptr);
+      gst_object_unref (out);
+      gst_object_unref (pace);
+    }
     GstElement *sink = gst_bin_get_by_name (GST_BIN (s->pipeline), "sink");
     GstAppSinkCallbacks cb = {};
     cb.new_sample = on_sample;
@@ -476,7 +583,7 @@ run_once (const Case &c, const Pipeline &pl, const Options &o)
     const Clock::time_point t0 = Clock::now () + std::chrono::milliseconds (50);
     std::vector<std::thread> pushers;
     const double cpu0 = cpu_seconds ();
-    for (size_t i = 0; i < streams.size (); i++) {
+    for (size_t i = 0; i < streams.size () && c.source.empty (); i++) {
       /* cameras are not in step: the streams' phases spread over a period */
       auto start = t0 + std::chrono::duration_cast<Clock::duration> (
                             std::chrono::duration<double> (
@@ -509,7 +616,8 @@ run_once (const Case &c, const Pipeline &pl, const Options &o)
         if (GST_MESSAGE_TYPE (m) == GST_MESSAGE_ERROR) {
           /* this message is the error: the bus has no other to pop */
           s->error = error_text (m);
-          gst_app_src_end_of_stream (GST_APP_SRC (s->appsrc));
+          if (s->appsrc)
+            gst_app_src_end_of_stream (GST_APP_SRC (s->appsrc));
           break;
         }
         gst_message_unref (m);
@@ -529,7 +637,9 @@ run_once (const Case &c, const Pipeline &pl, const Options &o)
       int got = 0;
       for (int n = o.warmup; n < total; n++) {
         if (std::isnan (s->trip_ms[n])) {
-          r.lost++;
+          /* a decoded file may end before: frames never sent are not lost */
+          if (s->pushed[n] != Clock::time_point ())
+            r.lost++;
           continue;
         }
         trips.push_back (s->trip_ms[n]);
@@ -583,8 +693,10 @@ run_once (const Case &c, const Pipeline &pl, const Options &o)
       gst_buffer_pool_set_active (s->pool, FALSE);
       gst_object_unref (s->pool);
     }
-    gst_caps_unref (s->caps);
-    gst_object_unref (s->appsrc);
+    if (s->caps)
+      gst_caps_unref (s->caps);
+    if (s->appsrc)
+      gst_object_unref (s->appsrc);
     gst_object_unref (s->pipeline);
   }
   return r;
@@ -634,10 +746,15 @@ main (int argc, char **argv)
       o.flat_out = true;
     else if (a == "--only")
       o.only = next ();
+    else if (a == "--h264")
+      o.h264 = next ();
+    else if (a == "--decoder")
+      o.decoder = next ();
     else {
       fprintf (stderr,
                "usage: zc-latency [--fps F] [--frames N] [--warmup W] "
-               "[--runs R] [--streams N] [--flat-out] [--only TEXT]\n");
+               "[--runs R] [--streams N] [--flat-out] [--only TEXT] "
+               "[--h264 FILE] [--decoder NAME]\n");
       return a == "--help" ? 0 : 2;
     }
   }
@@ -666,7 +783,7 @@ main (int argc, char **argv)
           "cpu ms/f", "threads", "copies/f", "wraps",
           "MiB/stream pinned dev managed sys");
   int failures = 0;
-  for (const Case &c : make_cases ()) {
+  for (const Case &c : make_cases (o)) {
     std::vector<std::vector<Result> > all (c.pipelines.size ());
     std::vector<std::string> why (c.pipelines.size ());
     for (size_t p = 0; p < c.pipelines.size (); p++) {
