@@ -131,7 +131,8 @@ struct WrapperLink;
 
 struct _GstZcRecycled
 {
-  std::atomic < int >refs { 1 };  /* the owner's, and each link's */
+  std::atomic < int >refs { 1 };  /* the owner's, each link's, and the
+                                   kept buffer's */
   std::mutex lock;
   GstBuffer *out = nullptr;     /* the kept buffer: the cache's reference
                                    while free, the user's while out */
@@ -220,6 +221,15 @@ frame_done (gpointer data)
   recycled_unref (rec);
 }
 
+static gboolean
+strip_all_but_video_meta (GstBuffer *, GstMeta ** meta, gpointer)
+{
+  if ((*meta)->info->api != GST_VIDEO_META_API_TYPE &&
+      !GST_META_FLAG_IS_SET (*meta, GST_META_FLAG_LOCKED))
+    *meta = NULL;
+  return TRUE;
+}
+
 /* The kept buffer's last reference went: it is kept again, unless someone
  * else holds its wrapper memory (a copy of the buffer shares it) or its
  * owner is gone; then it goes, and its memory gives the frame back when
@@ -245,6 +255,9 @@ recycled_dispose (GstMiniObject * obj)
   gst_buffer_ref (buf);
   WrapperLink *link = rec->link;
   lk.unlock ();
+  /* no meta of the last frame stays while it waits (one may hold another
+   * buffer, a parent's); a video meta holds nothing and may fit the next */
+  gst_buffer_foreach_meta (buf, strip_all_but_video_meta, NULL);
   gst_zc_memory_when_idle (mem, frame_done, link);
   return FALSE;
 }

@@ -274,6 +274,18 @@ GST_START_TEST (test_import_maps_each_file_once)
   fail_unless_equals_uint64 (gst_zc_wrapped_buffers_made (), made + 2);
   gst_buffer_unref (out1);
   gst_buffer_unref (in1);
+
+  /* a meta of the frame that holds another buffer does not stay on the
+   * kept buffer while it waits for the next frame */
+  GstBuffer *other = gst_buffer_new ();
+  in1 = received (fd_alloc, sent_a);
+  gst_buffer_add_parent_buffer_meta (in1, other);
+  out1 = gst_zc_buffer_import_fd (wrap, imports, in1, G_MAXUINT64, NULL);
+  fail_unless (gst_buffer_get_parent_buffer_meta (out1) != NULL);
+  gst_buffer_unref (out1);
+  gst_buffer_unref (in1);
+  fail_unless_equals_int (GST_MINI_OBJECT_REFCOUNT_VALUE (other), 1);
+  gst_buffer_unref (other);
   fail_unless_equals_int (gst_zc_fd_imports_get_n_files (imports), 1);
 
   GstBuffer *in = received (fd_alloc, sent_b);
