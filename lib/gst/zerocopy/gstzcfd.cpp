@@ -232,12 +232,7 @@ file_import_unref (FileImport * f)
 #if GST_ZC_HAVE_CUDA
   if (f->registered) {
     gst_zc::DeviceScope scope (f->device_id);
-    cudaError_t err = cudaHostUnregister (f->map);
-    if (err != cudaSuccess && err != cudaErrorCudartUnloading)
-      GST_ZC_CUDA_OK (err);
-    /* may run on any thread: leave no error behind for its next check */
-    cudaGetLastError ();
-    gst_zc_memory_count_registered (f->length, FALSE);
+    gst_zc_host_unregister (f->map, f->length);
   }
 #endif
   munmap (f->map, f->length);
@@ -370,37 +365,22 @@ map_file (int fd, gsize length, int device_id, guint64 max_registered_bytes,
     return ImportResult::OK;
 
 #if GST_ZC_HAVE_CUDA
-  const guint64 registered = gst_zc_memory_get_registered_bytes ();
-  const guint64 cap = gst_zc_memory_get_pinned_limit ();
-  if (registered + length > max_registered_bytes ||
-      (cap && gst_zc_memory_get_pinned_bytes () + length > cap)) {
-    GST_DEBUG ("not registering %" G_GSIZE_FORMAT " bytes: %"
-        G_GUINT64_FORMAT " registered, limit %" G_GUINT64_FORMAT
-        ", pinned cap %" G_GUINT64_FORMAT, length, registered,
-        max_registered_bytes, cap);
-    return ImportResult::OVER_LIMIT;
-  }
   gst_zc::DeviceScope scope (device_id);
-  cudaError_t err = GST_ZC_FAULT_OR (HOST_REGISTER, cudaErrorMemoryAllocation,
-      cudaHostRegister (p, length,
-          cudaHostRegisterMapped | cudaHostRegisterPortable));
-  void *d = nullptr;
-  if (err != cudaSuccess ||
-      !GST_ZC_CUDA_OK (cudaHostGetDevicePointer (&d, p, 0))) {
-    if (err == cudaSuccess)
-      cudaHostUnregister (p);
-    GST_DEBUG ("cannot register %" G_GSIZE_FORMAT " bytes of fd %d: %s",
-        length, fd, cudaGetErrorName (err));
-    cudaGetLastError ();
-    f->refused = true;
-    return ImportResult::OK;
+  switch (gst_zc_host_register (f->map, length, max_registered_bytes,
+          &f->device)) {
+    case GST_ZC_HOST_REGISTERED:
+      f->registered = true;
+      if (registered_now)
+        *registered_now = length;
+      return ImportResult::OK;
+    case GST_ZC_HOST_OVER_LIMIT:
+      return ImportResult::OVER_LIMIT;
+    case GST_ZC_HOST_REFUSED:
+      /* kept, so that its frames are copied without trying again */
+      f->refused = true;
+      return ImportResult::OK;
   }
-  f->device = (guint8 *) d;
-  f->registered = true;
-  gst_zc_memory_count_registered (length, TRUE);
-  if (registered_now)
-    *registered_now = length;
-  return ImportResult::OK;
+  return ImportResult::FAILED;
 #else
   (void) max_registered_bytes;
   (void) registered_now;

@@ -15,6 +15,27 @@ G_BEGIN_DECLS
 G_GNUC_INTERNAL
 GstBuffer * gst_zc_buffer_new_around (GstMemory * memory, GstBuffer * original);
 
+/* Host pages made GPU-visible (cudaHostRegister, mapped and portable), on
+ * the current device, and counted in gst_zc_registered_bytes(): within
+ * @max_registered_bytes registered by the process at once and the process's
+ * pinned cap (gst_zc_memory_get_pinned_limit()), else OVER_LIMIT (try again
+ * later); REFUSED when CUDA would not (locked memory exhausted, pages
+ * registered by someone else; copy them), and always without CUDA */
+typedef enum
+{
+  GST_ZC_HOST_REGISTERED,
+  GST_ZC_HOST_OVER_LIMIT,
+  GST_ZC_HOST_REFUSED,
+} GstZcHostRegistration;
+
+G_GNUC_INTERNAL
+GstZcHostRegistration gst_zc_host_register (guint8 * start, gsize length,
+    guint64 max_registered_bytes, guint8 ** device);
+
+/* Undoes gst_zc_host_register(), on the current device, from any thread */
+G_GNUC_INTERNAL
+void gst_zc_host_unregister (guint8 * start, gsize length);
+
 /* What a wrapper holds of the frame it wraps, until no one uses the
  * wrapper and the GPU work fenced on it is done: the frame's buffer, the
  * memory mapped to find its bytes (or NULL), and something else to let go

@@ -396,6 +396,75 @@ gst_zc_wrapped_buffers_made (void)
   return wrappers_made.load ();
 }
 
+GstZcHostRegistration
+gst_zc_host_register (guint8 * start, gsize length,
+    guint64 max_registered_bytes, guint8 ** device)
+{
+  init_debug ();
+#if GST_ZC_HAVE_CUDA
+  const guint64 registered = gst_zc_memory_get_registered_bytes ();
+  if (registered + length > max_registered_bytes) {
+    GST_DEBUG ("not registering %" G_GSIZE_FORMAT " bytes: %"
+        G_GUINT64_FORMAT " registered, limit %" G_GUINT64_FORMAT, length,
+        registered, max_registered_bytes);
+    return GST_ZC_HOST_OVER_LIMIT;
+  }
+  /* the process's cap on pinned memory (gst_zc_memory_set_pinned_limit()) */
+  const guint64 cap = gst_zc_memory_get_pinned_limit ();
+  const guint64 held = gst_zc_memory_get_pinned_bytes ();
+  if (cap && held + length > cap) {
+    GST_DEBUG ("not registering %" G_GSIZE_FORMAT " bytes: %"
+        G_GUINT64_FORMAT " pinned, cap %" G_GUINT64_FORMAT, length, held, cap);
+    return GST_ZC_HOST_OVER_LIMIT;
+  }
+  /* Not cudaHostRegisterReadOnly: copies from pages registered with it can
+   * fail with cudaErrorInvalidValue (docs/design.md). The wrappers are
+   * read-only GstMemory instead, which no kernel of ours writes. */
+  unsigned flags = cudaHostRegisterMapped | cudaHostRegisterPortable;
+  cudaError_t err = GST_ZC_FAULT_OR (HOST_REGISTER, cudaErrorMemoryAllocation,
+      cudaHostRegister (start, length, flags));
+  void *d = nullptr;
+  if (err != cudaSuccess ||
+      !GST_ZC_CUDA_OK (cudaHostGetDevicePointer (&d, start, 0))) {
+    if (err == cudaSuccess)
+      cudaHostUnregister (start);
+    GST_DEBUG ("cannot register %" G_GSIZE_FORMAT " bytes at %p: %s",
+        length, start, cudaGetErrorName (err));
+    cudaGetLastError ();
+    return GST_ZC_HOST_REFUSED;
+  }
+  gst_zc_memory_count_registered (length, TRUE);
+  *device = (guint8 *) d;
+  GST_DEBUG ("registered %" G_GSIZE_FORMAT " bytes at %p", length, start);
+  return GST_ZC_HOST_REGISTERED;
+#else
+  (void) start;
+  (void) length;
+  (void) max_registered_bytes;
+  (void) device;
+  return GST_ZC_HOST_REFUSED;
+#endif
+}
+
+void
+gst_zc_host_unregister (guint8 * start, gsize length)
+{
+  init_debug ();
+#if GST_ZC_HAVE_CUDA
+  cudaError_t err = cudaHostUnregister (start);
+  if (err != cudaSuccess && err != cudaErrorCudartUnloading)
+    GST_ZC_CUDA_OK (err);
+  /* runs on whatever thread freed the memory: leave no error behind for
+   * that thread's next launch check */
+  cudaGetLastError ();
+  gst_zc_memory_count_registered (length, FALSE);
+  GST_LOG ("unregistered %" G_GSIZE_FORMAT " bytes at %p", length, start);
+#else
+  (void) start;
+  (void) length;
+#endif
+}
+
 /* ---------------------------------------------------------------------- */
 /* Host memory: cudaHostRegister, kept on the memory                      */
 /* ---------------------------------------------------------------------- */
@@ -454,16 +523,8 @@ registration_free (gpointer data)
     s->creator_alive = false;
   if (--s->users > 0)
     return;
-  cudaError_t err = cudaHostUnregister (s->start);
-  if (err != cudaSuccess && err != cudaErrorCudartUnloading)
-    GST_ZC_CUDA_OK (err);
-  /* runs on whatever thread freed the memory: leave no error behind for
-   * that thread's next launch check */
-  cudaGetLastError ();
+  gst_zc_host_unregister (s->start, s->length);
   host_spans.erase ((guintptr) s->start);
-  gst_zc_memory_count_registered (s->length, FALSE);
-  GST_LOG ("unregistered %" G_GSIZE_FORMAT " bytes at %p", s->length,
-      s->start);
   delete s;
 }
 
@@ -504,51 +565,26 @@ cover_pages (guint8 * start, guint8 * end, guint64 max_bytes,
   }
 
   gsize length = end - start;
-  const guint64 registered = gst_zc_memory_get_registered_bytes ();
-  if (registered + length > max_bytes) {
-    GST_DEBUG ("not registering %" G_GSIZE_FORMAT " bytes: %"
-        G_GUINT64_FORMAT " registered, limit %" G_GUINT64_FORMAT, length,
-        registered, max_bytes);
-    return SpanResult::OVER_LIMIT;
-  }
-  /* the process's cap on pinned memory (gst_zc_memory_set_pinned_limit()) */
-  const guint64 cap = gst_zc_memory_get_pinned_limit ();
-  const guint64 held = gst_zc_memory_get_pinned_bytes ();
-  if (cap && held + length > cap) {
-    GST_DEBUG ("not registering %" G_GSIZE_FORMAT " bytes: %"
-        G_GUINT64_FORMAT " pinned, cap %" G_GUINT64_FORMAT, length, held, cap);
-    return SpanResult::OVER_LIMIT;
-  }
-  /* Not cudaHostRegisterReadOnly: copies from pages registered with it can
-   * fail with cudaErrorInvalidValue (docs/design.md). The wrapper is a
-   * read-only GstMemory instead, which no kernel of ours writes. */
-  unsigned flags = cudaHostRegisterMapped | cudaHostRegisterPortable;
-  cudaError_t err = GST_ZC_FAULT_OR (HOST_REGISTER, cudaErrorMemoryAllocation,
-      cudaHostRegister (start, length, flags));
-  void *d = nullptr;
-  if (err != cudaSuccess ||
-      !GST_ZC_CUDA_OK (cudaHostGetDevicePointer (&d, start, 0))) {
-    if (err == cudaSuccess)
-      cudaHostUnregister (start);
-    /* locked memory exhausted, or pages registered by someone else: this
-     * memory is copied, and not tried again */
-    GST_DEBUG ("cannot register %" G_GSIZE_FORMAT " bytes at %p: %s",
-        length, start, cudaGetErrorName (err));
-    cudaGetLastError ();
-    return SpanResult::FAILED;
+  guint8 *d = nullptr;
+  switch (gst_zc_host_register (start, length, max_bytes, &d)) {
+    case GST_ZC_HOST_REGISTERED:
+      break;
+    case GST_ZC_HOST_OVER_LIMIT:
+      return SpanResult::OVER_LIMIT;
+    case GST_ZC_HOST_REFUSED:
+      /* this memory is copied, and not tried again */
+      return SpanResult::FAILED;
   }
   auto *s = new HostSpan;
   s->start = start;
   s->length = length;
-  s->device = (guint8 *) d;
+  s->device = d;
   s->users = 1;
   host_spans[(guintptr) start] = s;
-  gst_zc_memory_count_registered (length, TRUE);
   r->span = s;
   r->created = true;
   if (registered_now)
     *registered_now = length;
-  GST_DEBUG ("registered %" G_GSIZE_FORMAT " bytes at %p", length, start);
   return SpanResult::OK;
 }
 #endif
