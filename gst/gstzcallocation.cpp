@@ -142,16 +142,35 @@ gst_zc_base_transform_follow_shareable (GstZcBaseTransform * self,
     }
     gst_clear_object (&pool);
   }
-  for (guint i = 0; decide_query && !shareable &&
-      i < gst_query_get_n_allocation_params (decide_query); i++) {
+  if (decide_query && !shareable)
+    shareable = gst_zc_query_takes_files (decide_query, TRUE);
+  gst_zc_base_transform_set_shareable_pools (self, shareable);
+}
+
+/**
+ * gst_zc_query_takes_files:
+ * @query: an answered ALLOCATION query
+ * @ours_too: a shareable #GstZcAllocator (an element of ours that follows
+ *   unixfdsink) counts as well
+ *
+ * Returns: whether the answer names an allocator of files: a
+ *   #GstFdAllocator (unixfdsink's memfd allocator), or with @ours_too a
+ *   shareable #GstZcAllocator
+ */
+gboolean
+gst_zc_query_takes_files (GstQuery * query, gboolean ours_too)
+{
+  gboolean files = FALSE;
+  for (guint i = 0; !files && i < gst_query_get_n_allocation_params (query);
+      i++) {
     GstAllocator *allocator = NULL;
-    gst_query_parse_nth_allocation_param (decide_query, i, &allocator, NULL);
-    shareable = allocator && (GST_IS_FD_ALLOCATOR (allocator) ||
-        (GST_IS_ZC_ALLOCATOR (allocator) &&
+    gst_query_parse_nth_allocation_param (query, i, &allocator, NULL);
+    files = allocator && (GST_IS_FD_ALLOCATOR (allocator) || (ours_too &&
+            GST_IS_ZC_ALLOCATOR (allocator) &&
             gst_zc_allocator_is_shareable (GST_ZC_ALLOCATOR (allocator))));
     gst_clear_object (&allocator);
   }
-  gst_zc_base_transform_set_shareable_pools (self, shareable);
+  return files;
 }
 
 /**

@@ -46,8 +46,6 @@
 #include "gstzcallocation.h"
 #include "gstzcframecopy.h"
 
-#include <gst/allocators/allocators.h>
-
 GST_DEBUG_CATEGORY_STATIC (gst_zc_download_debug);
 #define GST_CAT_DEFAULT gst_zc_download_debug
 
@@ -107,9 +105,10 @@ drop_staging (GstZcDownload * self)
   }
 }
 
-/* Packed frames of mapped memory: no video meta, so any consumer reads them */
+/* A packed frame of mapped memory for @inbuf's bytes, with its flags,
+ * timestamps and metas: no video meta, so any consumer reads it */
 static GstFlowReturn
-acquire_staging (GstZcDownload * self, GstBuffer ** outbuf)
+acquire_staging (GstZcDownload * self, GstBuffer * inbuf, GstBuffer ** outbuf)
 {
   auto *base = GST_ZC_BASE_TRANSFORM (self);
 
@@ -144,7 +143,13 @@ acquire_staging (GstZcDownload * self, GstBuffer ** outbuf)
     }
     self->staging_pool = pool;
   }
-  return gst_buffer_pool_acquire_buffer (self->staging_pool, outbuf, NULL);
+  GstFlowReturn ret = gst_buffer_pool_acquire_buffer (self->staging_pool,
+      outbuf, NULL);
+  if (ret == GST_FLOW_OK)
+    gst_buffer_copy_into (*outbuf, inbuf, (GstBufferCopyFlags)
+        (GST_BUFFER_COPY_FLAGS | GST_BUFFER_COPY_TIMESTAMPS |
+            GST_BUFFER_COPY_META), 0, -1);
+  return ret;
 }
 
 static gboolean
@@ -159,14 +164,7 @@ gst_zc_download_decide_allocation (GstBaseTransform * trans, GstQuery * query)
 
   /* unixfdsink proposes its memfd allocator: the frames are for another
    * process, so the pools along the chain allocate in files */
-  gboolean fd = FALSE;
-  for (guint i = 0; i < gst_query_get_n_allocation_params (query); i++) {
-    GstAllocator *allocator = NULL;
-    gst_query_parse_nth_allocation_param (query, i, &allocator, NULL);
-    if (allocator && GST_IS_FD_ALLOCATOR (allocator))
-      fd = TRUE;
-    gst_clear_object (&allocator);
-  }
+  const gboolean fd = gst_zc_query_takes_files (query, FALSE);
   if (fd != self->downstream_fd) {
     GST_DEBUG_OBJECT (self, "downstream %s file descriptors",
         fd ? "takes" : "does not take");
@@ -231,12 +229,9 @@ prepare_fd_output (GstZcDownload * self, GstBuffer * inbuf,
   if (gst_zc_buffer_is_shareable (inbuf)) {
     frame = gst_buffer_ref (inbuf);
   } else {
-    GstFlowReturn ret = acquire_staging (self, &frame);
+    GstFlowReturn ret = acquire_staging (self, inbuf, &frame);
     if (ret != GST_FLOW_OK)
       return ret;
-    gst_buffer_copy_into (frame, inbuf, (GstBufferCopyFlags)
-        (GST_BUFFER_COPY_FLAGS | GST_BUFFER_COPY_TIMESTAMPS |
-            GST_BUFFER_COPY_META), 0, -1);
     ret = gst_zc_base_transform_copy_frame (base, inbuf, frame);
     if (ret != GST_FLOW_OK) {
       gst_buffer_unref (frame);
@@ -278,14 +273,8 @@ gst_zc_download_prepare_output_buffer (GstBaseTransform * trans,
   if (self->downstream_fd)
     return prepare_fd_output (self, inbuf, outbuf);
   if (gst_zc_buffer_is_device_memory (inbuf) &&
-      gst_zc_base_transform_uses_gpu (GST_ZC_BASE_TRANSFORM (trans))) {
-    GstFlowReturn ret = acquire_staging (self, outbuf);
-    if (ret == GST_FLOW_OK)
-      gst_buffer_copy_into (*outbuf, inbuf, (GstBufferCopyFlags)
-          (GST_BUFFER_COPY_FLAGS | GST_BUFFER_COPY_TIMESTAMPS |
-              GST_BUFFER_COPY_META), 0, -1);
-    return ret;
-  }
+      gst_zc_base_transform_uses_gpu (GST_ZC_BASE_TRANSFORM (trans)))
+    return acquire_staging (self, inbuf, outbuf);
   if (readable_as_is (self, inbuf)) {
     *outbuf = inbuf;
     return GST_FLOW_OK;
