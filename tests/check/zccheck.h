@@ -50,6 +50,18 @@ zc_test_have_gpu (void)
   return cached;
 }
 
+/* A context of the first device (or the CPU backend's); fails the test
+ * when there is none */
+static inline GstZcContext *
+zc_test_new_context (void)
+{
+  GError *err = NULL;
+  GstZcContext *ctx = gst_zc_context_new (-1, &err);
+  fail_unless (ctx != NULL, "no context: %s", err ? err->message : "?");
+  g_clear_error (&err);
+  return ctx;
+}
+
 /* The "backend" string the elements put in their stats on this machine */
 static inline const gchar *
 zc_test_expected_backend (void)

@@ -12,15 +12,6 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-static GstZcContext *
-new_context (void)
-{
-  GError *err = NULL;
-  GstZcContext *ctx = gst_zc_context_new (-1, &err);
-  fail_unless (ctx != NULL, "no context: %s", err ? err->message : "?");
-  return ctx;
-}
-
 static GstBufferPool *
 shareable_pool (GstZcContext * ctx, guint size, guint n)
 {
@@ -78,7 +69,7 @@ received (GstAllocator * fd_alloc, GstBuffer * sent)
 
 GST_START_TEST (test_shareable_pool_allocates_files)
 {
-  GstZcContext *ctx = new_context ();
+  GstZcContext *ctx = zc_test_new_context ();
   GstBufferPool *pool = shareable_pool (ctx, 64 * 32 * 4, 2);
   GstBuffer *a = NULL, *b = NULL;
   fail_unless_equals_int (gst_buffer_pool_acquire_buffer (pool, &a, NULL),
@@ -131,7 +122,7 @@ GST_END_TEST;
 
 GST_START_TEST (test_export_is_the_same_file_and_reuses_its_view)
 {
-  GstZcContext *ctx = new_context ();
+  GstZcContext *ctx = zc_test_new_context ();
   GstBufferPool *pool = shareable_pool (ctx, 64 * 32 * 4, 1);
   GstBuffer *frame = NULL;
   fail_unless_equals_int (gst_buffer_pool_acquire_buffer (pool, &frame, NULL),
@@ -183,7 +174,7 @@ GST_END_TEST;
 
 GST_START_TEST (test_import_maps_each_file_once)
 {
-  GstZcContext *ctx = new_context ();
+  GstZcContext *ctx = zc_test_new_context ();
   const guint fds_before = open_fds ();
   GstBufferPool *pool = shareable_pool (ctx, 64 * 32 * 4, 2);
   GstAllocator *fd_alloc = gst_fd_allocator_new ();
@@ -322,7 +313,7 @@ GST_END_TEST;
 
 GST_START_TEST (test_import_refuses_what_is_not_a_file)
 {
-  GstZcContext *ctx = new_context ();
+  GstZcContext *ctx = zc_test_new_context ();
   GstAllocator *wrap = gst_zc_allocator_new (ctx, gst_zc_context_has_gpu (ctx)
       ? GST_ZC_MEMORY_TYPE_MAPPED : GST_ZC_MEMORY_TYPE_SYSTEM);
   GstZcFdImports *imports = gst_zc_fd_imports_new ();

@@ -8,22 +8,13 @@
 
 #include <set>
 
-static GstZcContext *
-new_context (void)
-{
-  GError *err = NULL;
-  GstZcContext *ctx = gst_zc_context_new (-1, &err);
-  fail_unless (ctx != NULL, "no context: %s", err ? err->message : "?");
-  return ctx;
-}
-
 /* ---------------------------------------------------------------------- */
 /* Context                                                                */
 /* ---------------------------------------------------------------------- */
 
 GST_START_TEST (test_context_reports_backend)
 {
-  GstZcContext *ctx = new_context ();
+  GstZcContext *ctx = zc_test_new_context ();
 
   if (zc_test_have_gpu ()) {
     fail_unless (gst_zc_context_has_gpu (ctx));
@@ -57,7 +48,7 @@ GST_END_TEST;
 
 GST_START_TEST (test_allocator_new_checks_memory_type_against_device)
 {
-  GstZcContext *ctx = new_context ();
+  GstZcContext *ctx = zc_test_new_context ();
 
   if (zc_test_have_gpu ()) {
     /* The GPU counterpart: every type can be allocated */
@@ -96,7 +87,7 @@ GST_END_TEST;
  * holds alone, and which holds the context */
 GST_START_TEST (test_allocator_new_returns_new_object)
 {
-  GstZcContext *ctx = new_context ();
+  GstZcContext *ctx = zc_test_new_context ();
   GstAllocator *a = gst_zc_allocator_new (ctx, GST_ZC_MEMORY_TYPE_AUTO);
   GstAllocator *b = gst_zc_allocator_new (ctx, GST_ZC_MEMORY_TYPE_AUTO);
 
@@ -148,7 +139,7 @@ GST_END_TEST;
 
 GST_START_TEST (test_context_travels_in_gst_context)
 {
-  GstZcContext *ctx = new_context ();
+  GstZcContext *ctx = zc_test_new_context ();
   GstContext *gctx = gst_context_new_zc_context (ctx);
 
   fail_unless_equals_string (gst_context_get_context_type (gctx),
@@ -242,7 +233,7 @@ GST_END_TEST;
 
 GST_START_TEST (test_allocator_honours_params)
 {
-  GstZcContext *ctx = new_context ();
+  GstZcContext *ctx = zc_test_new_context ();
   GstAllocator *alloc = gst_zc_allocator_new (ctx, GST_ZC_MEMORY_TYPE_AUTO);
   fail_unless (alloc != NULL);
   fail_unless_equals_string (alloc->mem_type, GST_ZC_ALLOCATOR_NAME);
@@ -304,7 +295,7 @@ GST_END_TEST;
 
 GST_START_TEST (test_bytes_in_use_counts_every_block)
 {
-  GstZcContext *ctx = new_context ();
+  GstZcContext *ctx = zc_test_new_context ();
   GstAllocator *alloc = gst_zc_allocator_new (ctx, GST_ZC_MEMORY_TYPE_AUTO);
   const GstZcMemoryType type =
       gst_zc_allocator_get_memory_type (GST_ZC_ALLOCATOR (alloc));
@@ -345,7 +336,7 @@ GST_END_TEST;
 
 GST_START_TEST (test_allocator_memory_type_and_pointers)
 {
-  GstZcContext *ctx = new_context ();
+  GstZcContext *ctx = zc_test_new_context ();
   GstAllocator *alloc = gst_zc_allocator_new (ctx, GST_ZC_MEMORY_TYPE_AUTO);
   GstZcMemoryType want = gst_zc_context_resolve_memory_type (ctx,
       GST_ZC_MEMORY_TYPE_AUTO);
@@ -384,7 +375,7 @@ GST_END_TEST;
 
 GST_START_TEST (test_memory_share_and_copy)
 {
-  GstZcContext *ctx = new_context ();
+  GstZcContext *ctx = zc_test_new_context ();
   GstAllocator *alloc = gst_zc_allocator_new (ctx, GST_ZC_MEMORY_TYPE_AUTO);
   GstMemory *mem = gst_allocator_alloc (alloc, 1000, NULL);
   GstMapInfo map;
@@ -426,7 +417,7 @@ GST_END_TEST;
 GST_START_TEST (test_allocator_outlives_its_memories)
 {
   ZcLeakCheck leaks;
-  GstZcContext *ctx = new_context ();
+  GstZcContext *ctx = zc_test_new_context ();
   GstAllocator *alloc = gst_zc_allocator_new (ctx, GST_ZC_MEMORY_TYPE_AUTO);
   GstMemory *mem = gst_allocator_alloc (alloc, 1 << 20, NULL);
   /* The memory holds what it needs: the application may drop the rest */
@@ -513,7 +504,7 @@ configured_pool (GstZcContext * ctx, GstVideoFormat format, gint w, gint h,
 
 GST_START_TEST (test_pool_preallocates_min_buffers_and_reuses)
 {
-  GstZcContext *ctx = new_context ();
+  GstZcContext *ctx = zc_test_new_context ();
   const guint min = 4, max = 6;
   GstBufferPool *pool = configured_pool (ctx, GST_VIDEO_FORMAT_RGBA, 64, 48,
       min, max, TRUE, NULL);
@@ -581,7 +572,7 @@ GST_START_TEST (test_pool_preallocates_min_buffers_at_activation)
     GST_INFO ("leaks tracer not active; skipped");
     return;
   }
-  GstZcContext *ctx = new_context ();
+  GstZcContext *ctx = zc_test_new_context ();
   const guint min = 3;
   GstBufferPool *pool = configured_pool (ctx, GST_VIDEO_FORMAT_NV12, 64, 48,
       min, 0, TRUE, NULL);
@@ -626,7 +617,7 @@ GST_END_TEST;
  * take the frame as it is */
 GST_START_TEST (test_pool_row_pitch_aligned_with_video_meta)
 {
-  GstZcContext *ctx = new_context ();
+  GstZcContext *ctx = zc_test_new_context ();
   const GstVideoFormat formats[] = { GST_VIDEO_FORMAT_RGBA,
     GST_VIDEO_FORMAT_GRAY8, GST_VIDEO_FORMAT_NV12, GST_VIDEO_FORMAT_I420
   };
@@ -689,7 +680,7 @@ GST_END_TEST;
 GST_START_TEST (test_pool_default_layout_without_video_meta)
 {
   /* A consumer that does not read GstVideoMeta gets the default strides */
-  GstZcContext *ctx = new_context ();
+  GstZcContext *ctx = zc_test_new_context ();
   GstVideoInfo info;
   GstBufferPool *pool = configured_pool (ctx, GST_VIDEO_FORMAT_I420, 37, 13,
       1, 0, FALSE, &info);
@@ -718,7 +709,7 @@ GST_END_TEST;
 GST_START_TEST (test_pool_buffers_survive_pool_deactivation)
 {
   ZcLeakCheck leaks;
-  GstZcContext *ctx = new_context ();
+  GstZcContext *ctx = zc_test_new_context ();
   GstBufferPool *pool = configured_pool (ctx, GST_VIDEO_FORMAT_RGBA, 320, 240,
       2, 0, TRUE, NULL);
   fail_unless_equals_int (gst_zc_buffer_pool_get_memory_type
