@@ -5,6 +5,11 @@
 #   bash bench/gpu-host.sh figures  # pipeline ms/frame, kernel benches, examples
 #   bash bench/gpu-host.sh bench    # zc-bench, every case (bench/run.sh)
 #   bash bench/gpu-host.sh suite    # the suite alone, no sanitizer
+#   bash bench/gpu-host.sh latency  # a frame's trip at 30 fps, every case
+#   bash bench/gpu-host.sh streams  # many streams in one process
+#       # (zc-latency; PEER=RUNNER adds nvcodec of a second GStreamer:
+#       # RUNNER is a script that runs a program with it, e.g. the
+#       # GStreamer 1.26 bundle's run.sh)
 #   bash bench/gpu-host.sh compare BUILD_A BUILD_B [PASSES]
 #       # NV12 4K to RGBA 1080p, kernel (zc-compute-bench) and pipeline
 #       # (zc-bench), with the plugin and programs of each build in turn
@@ -31,7 +36,58 @@ suite() {
   cp "$b"/meson-logs/testlog.txt "$out/testlog.txt"
 }
 
+lat=$PWD/$b/bench/zc-latency
+# zc-latency through the second GStreamer, nvcodec's rows only, its own
+# registry; ARGS as for zc-latency
+peer() {
+  [ -n "${PEER:-}" ] || return 0
+  GST_REGISTRY_1_0=${TMPDIR:-/tmp}/registry-peer.bin bash "$PEER" "$lat" "$@"
+}
+
 case $phase in
+latency)
+  # every case at 30 fps, 600 frames timed, 3 runs interleaved; the cases
+  # at once (a thread each) so that it takes about six minutes, not twenty
+  args=(--runs 3 --frames 600 --warmup 20 --cases-at-once)
+  "$lat" "${args[@]}" > "$out/latency-30fps.txt" 2>&1
+  echo "zc-latency rc=$?"
+  cat "$out/latency-30fps.txt"
+  if [ -n "${PEER:-}" ]; then
+    peer "${args[@]}" --only cudaupload > "$out/latency-30fps-peer.txt" 2>&1
+    echo "zc-latency (peer) rc=$?"
+    cat "$out/latency-30fps-peer.txt"
+  fi
+  ;;
+streams)
+  # a camera's stream (1080p NV12 to RGBA 720p with an effect), N at once
+  # in one process. Live at 30 fps: 1 and 32 streams, 3 runs of 600
+  # frames; 2 to 16, one run of 300. Flat out (pool buffers, filled once):
+  # 1, 4, 16, 32 streams, against the bus limit measured in the same run.
+  # The foreign pool against the pool source, flat out, 1 and 16 streams.
+  rows='fx zc mapped$|fx cudaupload'
+  for n in 1 32; do
+    "$lat" --streams $n --runs 3 --frames 600 --warmup 20 --only "$rows" \
+      > "$out/streams-live-$n.txt" 2>&1
+    echo "zc-latency live $n streams rc=$?"; tail -n 2 "$out/streams-live-$n.txt"
+  done
+  for n in 2 4 8 16; do
+    "$lat" --streams $n --runs 1 --frames 300 --warmup 20 --only "$rows" \
+      > "$out/streams-live-$n.txt" 2>&1
+    echo "zc-latency live $n streams rc=$?"; tail -n 2 "$out/streams-live-$n.txt"
+  done
+  for n in 1 4 16 32; do
+    "$lat" --streams $n --runs 3 --frames 600 --warmup 30 --flat-out \
+      --only "fx zc mapped|$rows" > "$out/streams-flat-$n.txt" 2>&1
+    echo "zc-latency flat out $n streams rc=$?"; tail -n 3 "$out/streams-flat-$n.txt"
+  done
+  if [ -n "${PEER:-}" ]; then
+    for n in 1 32; do
+      peer --streams $n --runs 3 --frames 600 --warmup 30 --flat-out \
+        --only "fx cudaupload" > "$out/streams-flat-$n-peer.txt" 2>&1
+      echo "zc-latency (peer) flat out $n streams rc=$?"; tail -n 1 "$out/streams-flat-$n-peer.txt"
+    done
+  fi
+  ;;
 suite)
   suite
   ;;
