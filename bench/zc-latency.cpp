@@ -160,8 +160,10 @@ make_cases (const Options &o)
       { "zc managed", zc_effect ("managed"), { "zcupload" } },
       { "zc device", zc_effect ("device"), { "zcupload" } },
       /* nvcodec has no effect element: its copy path, around where a
-       * user's CUDA effect would go */
-      { "cudaupload ! cudadownload", "cudaupload ! cudadownload",
+       * user's CUDA effect would go (without CUDAMemory caps between
+       * them the two agree on system memory and do nothing) */
+      { "cudaupload ! cudadownload",
+        "cudaupload ! video/x-raw(memory:CUDAMemory) ! cudadownload",
         { "cudaupload", "cudadownload" } },
       /* the CPU's nearest per-pixel effect */
       { "videobalance", "videobalance brightness=-0.1", { "videobalance" } },
