@@ -10,6 +10,10 @@
 #       # (zc-latency; PEER=RUNNER adds nvcodec of a second GStreamer:
 #       # RUNNER is a script that runs a program with it, e.g. the
 #       # GStreamer 1.26 bundle's run.sh)
+#   PY=PYTHON bash bench/gpu-host.sh multiprocess
+#       # frames across processes: python/unixfd, python/cudaipc,
+#       # python/rtp and zc-multiprocess.py, with a Python whose GStreamer
+#       # (1.24 or later) has unixfd and PyGObject (tools/trixie-bundle.sh)
 #   bash bench/gpu-host.sh compare BUILD_A BUILD_B [PASSES]
 #       # NV12 4K to RGBA 1080p, kernel (zc-compute-bench) and pipeline
 #       # (zc-bench), with the plugin and programs of each build in turn
@@ -87,6 +91,21 @@ streams)
       echo "zc-latency (peer) flat out $n streams rc=$?"; tail -n 1 "$out/streams-flat-$n-peer.txt"
     done
   fi
+  ;;
+multiprocess)
+  py=${PY:-python3}
+  # what meson gives the Python tests
+  export GI_TYPELIB_PATH=$PWD/$b/lib/gst/zerocopy${GI_TYPELIB_PATH:+:$GI_TYPELIB_PATH}
+  export PYTHONPATH=$PWD/python GST_PLUGIN_PATH_1_0=$PWD/$b/gst
+  export GST_REGISTRY_1_0=${TMPDIR:-/tmp}/registry-multiprocess.bin
+  "$py" -c 'import sys; from gi.repository import Gst; Gst.init(None); print(sys.version.split()[0], Gst.version_string())'
+  for t in unixfd cudaipc rtp; do
+    timeout 300 "$py" tests/python/$t.py > "$out/python-$t.log" 2>&1
+    echo "python/$t rc=$?"; tail -n 30 "$out/python-$t.log"
+  done
+  timeout 300 "$py" bench/zc-multiprocess.py --frames 1500 --runs 3 \
+    > "$out/zc-multiprocess.txt" 2>&1
+  echo "zc-multiprocess rc=$?"; cat "$out/zc-multiprocess.txt"
   ;;
 suite)
   suite
