@@ -123,8 +123,10 @@ gst_zc_base_transform_new_pool (GstZcBaseTransform * self, GstCaps * caps,
  * downstream's are, or downstream takes file descriptors, so that the
  * frames of a chain that ends in `unixfdsink` are files from the first
  * producer's pool on, whichever element writes them last.
+ *
+ * Returns: whether they are
  */
-void
+gboolean
 gst_zc_base_transform_follow_shareable (GstZcBaseTransform * self,
     GstQuery * decide_query)
 {
@@ -145,6 +147,7 @@ gst_zc_base_transform_follow_shareable (GstZcBaseTransform * self,
   if (decide_query && !shareable)
     shareable = gst_zc_query_takes_files (decide_query, TRUE);
   gst_zc_base_transform_set_shareable_pools (self, shareable);
+  return shareable;
 }
 
 /**

@@ -26,7 +26,7 @@ GstBufferPool * gst_zc_base_transform_new_pool (GstZcBaseTransform * self,
     gboolean video_meta);
 void gst_zc_base_transform_set_shareable_pools (GstZcBaseTransform * self,
     gboolean shareable);
-void gst_zc_base_transform_follow_shareable (GstZcBaseTransform * self,
+gboolean gst_zc_base_transform_follow_shareable (GstZcBaseTransform * self,
     GstQuery * decide_query);
 gboolean gst_zc_query_takes_files (GstQuery * query, gboolean ours_too);
 GstBufferPool * gst_zc_base_transform_new_cuda_pool (GstZcBaseTransform * self,

@@ -375,14 +375,17 @@ gst_zc_filter_propose_allocation (GstBaseTransform * trans,
   GstZcContext *ctx = gst_zc_base_transform_get_context (base);
   GstZcMemoryType requested;
   g_object_get (trans, "memory-type", &requested, NULL);
-  if (requested == GST_ZC_MEMORY_TYPE_AUTO && ctx &&
+  /* Frames worked on in place go on downstream as they came: their rows
+   * are pitched only if downstream takes video meta, and they are files
+   * if downstream's are. Frames for another process stay files from the
+   * first pool on: a device frame upstream would be copied into one at the
+   * end of the chain. */
+  const gboolean files =
+      gst_zc_base_transform_follow_shareable (base, decide_query);
+  if (requested == GST_ZC_MEMORY_TYPE_AUTO && ctx && !files &&
       gst_zc_base_transform_uses_gpu (base) &&
       !gst_zc_context_is_integrated (ctx))
     type = GST_ZC_MEMORY_TYPE_DEVICE;
-  /* Frames worked on in place go on downstream as they came: their rows
-   * are pitched only if downstream takes video meta, and they are files
-   * if downstream's are */
-  gst_zc_base_transform_follow_shareable (base, decide_query);
   if (!gst_zc_base_transform_propose_zc_pool (base, query, type,
           gst_zc_base_transform_wants_video_meta (decide_query)))
     return FALSE;
