@@ -18,6 +18,7 @@
 #endif
 
 #include "gstzcbufferpool.h"
+#include "gstzccuda-private.h"
 #include "gstzcmemory-private.h"
 
 #include <atomic>
@@ -149,7 +150,15 @@ describe_failure (GstZcBufferPool * self, const GstZcAllocFailure * f)
   gchar *call = f->call ? gst_zc_cuda_call_function (f->call) :
       g_strdup ("the allocation");
   gchar *text;
-  if (f->bytes == 0) {
+  /* after a kernel's fault every CUDA call fails: neither fewer buffers
+   * nor another memory type helps */
+  const gchar *lost = f->call ? gst_zc_cuda_lost_reason () : NULL;
+  if (lost) {
+    text = g_strdup_printf ("Could not allocate a frame of %s memory: %s "
+        "failed because the CUDA context of this process is lost (%s, a "
+        "kernel faulted): restart the process to use the GPU again.", kind,
+        call, lost);
+  } else if (f->bytes == 0) {
     text = g_strdup_printf ("Could not create the CUDA event that fences a "
         "frame: %s failed (%s).", call, f->reason ? f->reason : "?");
   } else if (f->over_limit) {
