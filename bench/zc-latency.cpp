@@ -730,17 +730,25 @@ run_once (const Case &c, const Pipeline &pl, const Options &o)
   return r;
 }
 
+/* The median of the runs' figures (the upper middle one for an even
+ * number); @v not empty */
+double
+median_of (std::vector<double> v)
+{
+  std::sort (v.begin (), v.end ());
+  return v[v.size () / 2];
+}
+
 std::string
 fmt_range (const std::vector<double> &v, const char *f)
 {
   if (v.empty ())
     return "-";
-  std::vector<double> s = v;
-  std::sort (s.begin (), s.end ());
   char buf[96];
-  const double med = s[s.size () / 2];
   std::string fs = std::string (f) + " (" + f + "-" + f + ")";
-  snprintf (buf, sizeof buf, fs.c_str (), med, s.front (), s.back ());
+  snprintf (buf, sizeof buf, fs.c_str (), median_of (v),
+            *std::min_element (v.begin (), v.end ()),
+            *std::max_element (v.begin (), v.end ()));
   return buf;
 }
 
@@ -806,8 +814,22 @@ frame_rows (const std::string &caps, size_t *row_bytes, size_t *rows)
   return true;
 }
 
+/* Bytes a millisecond the bus moves both ways at once: an in-place kernel
+ * on mapped memory, on a 4K RGBA frame (33 MB): on a frame of a few MB the
+ * kernel's start and ramp count, and streams side by side went past such
+ * a "limit". 0 with *why set when it cannot be measured. */
+double
+measure_duplex_rate (std::string *why)
+{
+  zc_bench::Limits big;
+  if (!zc_bench::measure_limits (3840 * 4, 2160, true, 20, &big, why))
+    return 0.0;
+  return 2.0 * (double)big.bytes / big.mapped_in_place.median_ms;
+}
+
+/* @duplex_bytes_per_ms: measure_duplex_rate()'s, the same for every case */
 Reference
-measure_reference (const Case &c)
+measure_reference (const Case &c, double duplex_bytes_per_ms)
 {
   Reference r;
   size_t in_row = 0, in_rows = 0, out_row = 0, out_rows = 0;
@@ -830,16 +852,6 @@ measure_reference (const Case &c)
                       : in.host_to_device.median_ms
                             + out.device_in_place.median_ms
                             + out.device_to_host.median_ms;
-  /* the bus's rate both ways at once, from an in-place kernel on a 4K RGBA
-   * frame (33 MB): on a frame of a few MB the kernel's start and ramp
-   * count, and streams side by side went past such a "limit" */
-  zc_bench::Limits big;
-  if (!zc_bench::measure_limits (3840 * 4, 2160, true, 20, &big, &r.why)) {
-    r.ok = false;
-    return r;
-  }
-  const double duplex_bytes_per_ms
-      = 2.0 * (double)big.bytes / big.mapped_in_place.median_ms;
   r.bus_fps = duplex_bytes_per_ms * 1e3 / (in_bytes + out_bytes);
   return r;
 }
@@ -913,17 +925,13 @@ run_case (const Case &c, const Reference &ref, const Options &o,
     guint64 wraps = 0;
     for (const Result &r : all[p])
       wraps = std::max (wraps, r.wraps_late);
-    std::vector<double> sorted_med = med, sorted_total = total;
-    std::sort (sorted_med.begin (), sorted_med.end ());
-    std::sort (sorted_total.begin (), sorted_total.end ());
     char vs[32] = "-";
     if (ref.ok && o.flat_out)
       snprintf (vs, sizeof vs, "%.0f%%",
-                100.0 * sorted_total[sorted_total.size () / 2] / ref.bus_fps);
+                100.0 * median_of (total) / ref.bus_fps);
     else if (ref.ok)
-      snprintf (vs, sizeof vs, "%+.3f",
-                sorted_med[sorted_med.size () / 2] - ref.gpu_work_ms);
-    char process[128] = "-       -       -         -      -";
+      snprintf (vs, sizeof vs, "%+.3f", median_of (med) - ref.gpu_work_ms);
+    char process[128];
     if (!o.cases_at_once)
       snprintf (process, sizeof process,
                 "%-8.3f %-7d %-9s %-6" G_GUINT64_FORMAT " %.1f %.1f %.1f %.1f",
@@ -1025,10 +1033,18 @@ main (int argc, char **argv)
           "copies/f", "wraps", "MiB/stream pinned dev managed sys");
   std::vector<Case> cases = make_cases (o);
   std::vector<Reference> refs (cases.size ());
-  if (have_gpu)
-    for (size_t i = 0; i < cases.size (); i++)
-      if (case_selected (cases[i], o))
-        refs[i] = measure_reference (cases[i]);
+  if (have_gpu) {
+    std::string why;
+    const double duplex = measure_duplex_rate (&why);
+    for (size_t i = 0; i < cases.size (); i++) {
+      if (!case_selected (cases[i], o))
+        continue;
+      if (duplex > 0.0)
+        refs[i] = measure_reference (cases[i], duplex);
+      else
+        refs[i].why = why;
+    }
+  }
   std::vector<std::string> text (cases.size ());
   std::vector<int> failed (cases.size (), 0);
   if (o.cases_at_once) {
