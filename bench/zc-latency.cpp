@@ -935,7 +935,7 @@ run_case (const Case &c, const Reference &ref, const Options &o,
     if (!o.cases_at_once)
       snprintf (process, sizeof process,
                 "%-8.3f %-7d %-9s %-6" G_GUINT64_FORMAT " %.1f %.1f %.1f %.1f",
-                cpu[cpu.size () / 2], thr, copies, wraps, last.pinned_mib,
+                median_of (cpu), thr, copies, wraps, last.pinned_mib,
                 last.device_mib, last.managed_mib, last.system_mib);
     else
       snprintf (process, sizeof process, "%-8s %-7s %-9s %-6s -", "-", "-",
