@@ -13,7 +13,11 @@
 # the end of stream. The two run alternately, RUNS times each; medians and
 # ranges, and the copies both processes' elements counted.
 #
-#   zc-multiprocess.py [--frames N] [--runs N] [--size WxH]
+#   zc-multiprocess.py [--frames N] [--runs N] [--size WxH] [--queue]
+# --queue puts a queue before each half's zcdownload, in both chains: the
+# wait for a frame's GPU work (zcdownload's, before the frame leaves for
+# the CPU or the other process) then runs on a thread of its own, beside
+# the next frame's fill and launch.
 # Needs GStreamer 1.26 (unixfdsink's wait-for-connection).
 # SPDX-License-Identifier: LGPL-2.1-or-later
 import argparse
@@ -33,8 +37,14 @@ from gi.repository import Gst  # noqa: E402
 # the producer's half converts the camera's NV12 to RGBA, the consumer's
 # inverts: work that the CPU backend cannot fold into one pass in one process
 PRODUCER = ("zcupload name=p0 ! zcfilter name=p1 "
-            "! video/x-raw(memory:CUDAZeroCopy),format=RGBA ! zcdownload name=p2")
-CONSUMER = "zcupload name=c0 ! zcfilter name=c1 invert=true ! zcdownload name=c2"
+            "! video/x-raw(memory:CUDAZeroCopy),format=RGBA ! %s"
+            "zcdownload name=p2")
+CONSUMER = "zcupload name=c0 ! zcfilter name=c1 invert=true ! %szcdownload name=c2"
+
+
+def halves(queue):
+    q = "queue max-size-buffers=3 ! " if queue else ""
+    return PRODUCER % q, CONSUMER % q
 
 
 def caps(size):
@@ -75,16 +85,16 @@ def one_process(args):
     pipe = Gst.parse_launch(
         "videotestsrc num-buffers=%d pattern=colors ! %s ! %s ! %s "
         "! fakesink name=sink sync=false"
-        % (args.frames, caps(args.size), PRODUCER, CONSUMER))
+        % ((args.frames, caps(args.size)) + halves(args.queue)))
     fps, frames, c = timed(pipe, "c")
     return fps, frames, c + copies(pipe, "p")
 
 
-def producer(socket, frames, size):
+def producer(socket, frames, size, queue):
     pipe = Gst.parse_launch(
         "videotestsrc num-buffers=%d pattern=colors ! %s ! %s "
         "! unixfdsink socket-path=%s wait-for-connection=true sync=false"
-        % (frames, caps(size), PRODUCER, socket))
+        % (frames, caps(size), halves(queue)[0], socket))
     pipe.set_state(Gst.State.PLAYING)
     pipe.get_bus().timed_pop_filtered(
         600 * Gst.SECOND, Gst.MessageType.EOS | Gst.MessageType.ERROR)
@@ -96,13 +106,14 @@ def producer(socket, frames, size):
 def two_processes(args):
     socket = os.path.join(tempfile.mkdtemp(prefix="zc-mp-bench-"), "frames")
     prod = subprocess.Popen([sys.executable, __file__, "--producer", socket,
-                             "--frames", str(args.frames), "--size", args.size],
+                             "--frames", str(args.frames), "--size", args.size]
+                            + (["--queue"] if args.queue else []),
                             stdout=subprocess.PIPE, universal_newlines=True)
     while not os.path.exists(socket):
         time.sleep(0.05)
     pipe = Gst.parse_launch(
         "unixfdsrc socket-path=%s ! %s ! fakesink name=sink sync=false"
-        % (socket, CONSUMER))
+        % (socket, halves(args.queue)[1]))
     fps, frames, c = timed(pipe, "c")
     prod_copies = json.loads(prod.stdout.readline())["copies"]
     prod.wait(timeout=60)
@@ -115,11 +126,12 @@ def main():
     ap.add_argument("--frames", type=int, default=3000)
     ap.add_argument("--runs", type=int, default=3)
     ap.add_argument("--size", default="1920x1080")
+    ap.add_argument("--queue", action="store_true")
     ap.add_argument("--producer")
     args = ap.parse_args()
     Gst.init(None)
     if args.producer:
-        return producer(args.producer, args.frames, args.size)
+        return producer(args.producer, args.frames, args.size, args.queue)
     sink = Gst.ElementFactory.make("unixfdsink")
     if not sink or not sink.find_property("wait-for-connection"):
         print("skipped: needs unixfdsink with wait-for-connection "
@@ -134,8 +146,9 @@ def main():
     except (ImportError, ValueError):
         backend = "unknown (GstZc-1.0.typelib not on GI_TYPELIB_PATH)"
     print("# zc-multiprocess: %d frames of %s NV12 to RGBA, then invert, flat "
-          "out, %s, %d runs each"
-          % (args.frames, args.size, Gst.version_string(), args.runs))
+          "out, %s, %d runs each%s"
+          % (args.frames, args.size, Gst.version_string(), args.runs,
+             ", a queue before each zcdownload" if args.queue else ""))
     results = {"one process": [], "two processes": []}
     for _ in range(args.runs):
         for name, fn in (("one process", one_process),

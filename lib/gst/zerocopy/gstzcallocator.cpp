@@ -282,7 +282,7 @@ release_thread_main (GstZcAllocator * self, ReleaseQueue * q)
     lk.unlock ();
     {
       gst_zc::DeviceScope scope (p.device_id);
-      GST_ZC_CUDA_OK (cudaEventSynchronize (p.fence));
+      GST_ZC_CUDA_OK (gst_zc_fence_wait (p.fence));
     }
     if (p.spare_fence) {
       std::lock_guard < std::mutex > alk (*self->lock);
@@ -340,7 +340,7 @@ gst_zc_allocator_free (GstAllocator *, GstMemory * memory)
         alloc->spare_fences->push_back (priv->fence);
       } else {
         if (priv->fence_pending)
-          GST_ZC_CUDA_OK (cudaEventSynchronize (priv->fence));
+          GST_ZC_CUDA_OK (gst_zc_fence_wait (priv->fence));
         GST_ZC_CUDA_OK (cudaEventDestroy (priv->fence));
       }
     }

@@ -98,6 +98,16 @@ GST_ZC_API
 gboolean gst_zc_cuda_result (cudaError_t err, GstDebugCategory * cat,
     const gchar * file, const gchar * function, gint line, const gchar * what);
 
+/* Waits for @fence (an event made with cudaEventBlockingSync) from the
+ * host: polls it for a short while first (GST_ZC_FENCE_SPIN_US in the
+ * environment, microseconds, read once; 0 sleeps at once), then sleeps in
+ * cudaEventSynchronize. A sleeping thread is woken some tens of
+ * microseconds after the GPU finished: on a frame's trip that is a
+ * large share of the wait. Returns what cudaEventSynchronize or the last
+ * poll returned. Exported for the plugin, not installed. */
+GST_ZC_API
+cudaError_t gst_zc_fence_wait (cudaEvent_t fence);
+
 G_END_DECLS
 
 #define GST_ZC_CUDA_OK(call) \

@@ -229,3 +229,39 @@ gst_zc_cuda_result (cudaError_t err, GstDebugCategory * cat,
   return FALSE;
 }
 #endif
+
+#if GST_ZC_HAVE_CUDA
+namespace {
+
+gint64
+fence_spin_us ()
+{
+  static gint64 spin = -1;
+  static std::once_flag once;
+  std::call_once (once,[] {
+        const gchar *env = g_getenv ("GST_ZC_FENCE_SPIN_US");
+        gint64 v = env ? g_ascii_strtoll (env, NULL, 10) : 0;
+        spin = CLAMP (v, 0, 10000);
+      });
+  return spin;
+}
+
+}  /* namespace */
+
+cudaError_t
+gst_zc_fence_wait (cudaEvent_t fence)
+{
+  const gint64 spin = fence_spin_us ();
+  if (spin > 0) {
+    const gint64 until = g_get_monotonic_time () + spin;
+    do {
+      cudaError_t err = cudaEventQuery (fence);
+      if (err != cudaErrorNotReady)
+        return err;
+    } while (g_get_monotonic_time () < until);
+    /* the poll left cudaErrorNotReady as this thread's last error */
+    cudaGetLastError ();
+  }
+  return cudaEventSynchronize (fence);
+}
+#endif

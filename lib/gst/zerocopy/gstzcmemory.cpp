@@ -578,7 +578,7 @@ gst_zc_memory_wait_cpu (GstZcMemory * mem)
     priv->on_gpu = false;
     priv->fence_pending = true;
   }
-  if (!GST_ZC_CUDA_OK (cudaEventSynchronize (priv->fence)))
+  if (!GST_ZC_CUDA_OK (gst_zc_fence_wait (priv->fence)))
     return FALSE;
   priv->fence_pending = false;
 #else
@@ -711,7 +711,7 @@ map_device_memory (GstZcMemory * root)
   if (!GST_ZC_CUDA_OK (cudaMemcpyAsync (priv->staging, priv->device,
               priv->block_size, cudaMemcpyDeviceToHost, ts)) ||
       !GST_ZC_CUDA_OK (cudaEventRecord (priv->fence, ts)) ||
-      !GST_ZC_CUDA_OK (cudaEventSynchronize (priv->fence)))
+      !GST_ZC_CUDA_OK (gst_zc_fence_wait (priv->fence)))
     return NULL;
   priv->fence_pending = false;
   return priv->staging;
