@@ -396,8 +396,9 @@ def main():
         # may grow.
         # a received frame's descriptor stays open while the frame is in
         # the pipeline (at most the appsink's 4 and one an element): those
-        # come and go; no other may grow
-        ok &= check(end["fds"] - end["frame-fds"] ==
+        # come and go; no other may grow (one open at warm-up may have been
+        # closed since: a thread's or the GPU driver's)
+        ok &= check(end["fds"] - end["frame-fds"] <=
                     warm["fds"] - warm["frame-fds"] and
                     end["frame-fds"] <= 8 and
                     end["rss"] - warm["rss"] < 1024 + new_files * FRAME_KIB,
