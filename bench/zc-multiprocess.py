@@ -13,8 +13,9 @@
 # the end of stream. The two run alternately, RUNS times each; medians and
 # ranges, and the copies both processes' elements counted.
 #
-#   zc-multiprocess.py [--frames N] [--runs N] [--size WxH] [--queue]
-# --queue puts a queue before each half's zcdownload, in both chains: the
+#   zc-multiprocess.py [--frames N] [--runs N] [--size WxH] [--queue [N]]
+# --queue puts a queue (of N buffers, default 3) before each half's
+# zcdownload, in both chains: the
 # wait for a frame's GPU work (zcdownload's, before the frame leaves for
 # the CPU or the other process) then runs on a thread of its own, beside
 # the next frame's fill and launch.
@@ -43,7 +44,7 @@ CONSUMER = "zcupload name=c0 ! zcfilter name=c1 invert=true ! %szcdownload name=
 
 
 def halves(queue):
-    q = "queue max-size-buffers=3 ! " if queue else ""
+    q = "queue max-size-buffers=%d ! " % queue if queue else ""
     return PRODUCER % q, CONSUMER % q
 
 
@@ -107,7 +108,7 @@ def two_processes(args):
     socket = os.path.join(tempfile.mkdtemp(prefix="zc-mp-bench-"), "frames")
     prod = subprocess.Popen([sys.executable, __file__, "--producer", socket,
                              "--frames", str(args.frames), "--size", args.size]
-                            + (["--queue"] if args.queue else []),
+                            + (["--queue", str(args.queue)] if args.queue else []),
                             stdout=subprocess.PIPE, universal_newlines=True)
     while not os.path.exists(socket):
         time.sleep(0.05)
@@ -126,7 +127,7 @@ def main():
     ap.add_argument("--frames", type=int, default=3000)
     ap.add_argument("--runs", type=int, default=3)
     ap.add_argument("--size", default="1920x1080")
-    ap.add_argument("--queue", action="store_true")
+    ap.add_argument("--queue", type=int, nargs="?", const=3, default=0)
     ap.add_argument("--producer")
     args = ap.parse_args()
     Gst.init(None)
@@ -148,7 +149,8 @@ def main():
     print("# zc-multiprocess: %d frames of %s NV12 to RGBA, then invert, flat "
           "out, %s, %d runs each%s"
           % (args.frames, args.size, Gst.version_string(), args.runs,
-             ", a queue before each zcdownload" if args.queue else ""))
+             ", a queue of %d before each zcdownload" % args.queue
+             if args.queue else ""))
     results = {"one process": [], "two processes": []}
     for _ in range(args.runs):
         for name, fn in (("one process", one_process),
