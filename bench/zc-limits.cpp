@@ -55,24 +55,29 @@ namespace {
 /* Everything one measurement allocates, released on every return path. */
 struct Buffers
 {
-  cudaStream_t stream = nullptr;
-  cudaEvent_t start = nullptr, stop = nullptr;
-  uint8_t *pinned = nullptr, *pinned_dev = nullptr;
-  uint8_t *managed = nullptr, *device = nullptr;
+  cudaStream_t stream = nullptr, stream2 = nullptr;
+  cudaEvent_t start = nullptr, stop = nullptr, fork = nullptr, join = nullptr;
+  uint8_t *pinned = nullptr, *pinned_dev = nullptr, *pinned2 = nullptr;
+  uint8_t *managed = nullptr, *device = nullptr, *device2 = nullptr;
 
   ~Buffers ()
   {
     if (stream)
       cudaStreamSynchronize (stream);
+    if (stream2)
+      cudaStreamSynchronize (stream2);
     cudaFreeHost (pinned);
+    cudaFreeHost (pinned2);
     cudaFree (managed);
     cudaFree (device);
-    if (start)
-      cudaEventDestroy (start);
-    if (stop)
-      cudaEventDestroy (stop);
+    cudaFree (device2);
+    for (cudaEvent_t e : { start, stop, fork, join })
+      if (e)
+        cudaEventDestroy (e);
     if (stream)
       cudaStreamDestroy (stream);
+    if (stream2)
+      cudaStreamDestroy (stream2);
   }
 };
 
@@ -113,13 +118,19 @@ measure_limits (size_t row_bytes, size_t rows, bool rgba, int runs, Limits *out,
   Buffers b;
   LIMITS_CHECK (cudaSetDevice (0));
   LIMITS_CHECK (cudaStreamCreateWithFlags (&b.stream, cudaStreamNonBlocking));
+  LIMITS_CHECK (cudaStreamCreateWithFlags (&b.stream2, cudaStreamNonBlocking));
   LIMITS_CHECK (cudaEventCreate (&b.start));
   LIMITS_CHECK (cudaEventCreate (&b.stop));
+  LIMITS_CHECK (cudaEventCreateWithFlags (&b.fork, cudaEventDisableTiming));
+  LIMITS_CHECK (cudaEventCreateWithFlags (&b.join, cudaEventDisableTiming));
   LIMITS_CHECK (cudaHostAlloc ((void **)&b.pinned, bytes,
                                cudaHostAllocMapped | cudaHostAllocPortable));
   LIMITS_CHECK (cudaHostGetDevicePointer ((void **)&b.pinned_dev, b.pinned, 0));
   LIMITS_CHECK (cudaMallocManaged ((void **)&b.managed, bytes));
   LIMITS_CHECK (cudaMalloc ((void **)&b.device, bytes));
+  LIMITS_CHECK (cudaHostAlloc ((void **)&b.pinned2, bytes, cudaHostAllocPortable));
+  LIMITS_CHECK (cudaMalloc ((void **)&b.device2, bytes));
+  LIMITS_CHECK (cudaMemsetAsync (b.device2, 7, bytes, b.stream));
   std::fill (b.pinned, b.pinned + bytes, 7);
   std::fill (b.managed, b.managed + bytes, 7);
 
@@ -174,7 +185,27 @@ measure_limits (size_t row_bytes, size_t rows, bool rgba, int runs, Limits *out,
               e = copy (b.pinned, b.device, cudaMemcpyDeviceToHost);
             return e;
           },
-          &out->copy_kernel_copy, error))
+          &out->copy_kernel_copy, error)
+      || !time_runs (
+          b, runs,
+          [&] {
+            /* in on this stream, out on the second one, at once; the
+             * timing events on the first stream span both */
+            cudaError_t e = cudaEventRecord (b.fork, b.stream);
+            if (e == cudaSuccess)
+              e = cudaStreamWaitEvent (b.stream2, b.fork, 0);
+            if (e == cudaSuccess)
+              e = cudaMemcpyAsync (b.pinned2, b.device2, bytes,
+                                   cudaMemcpyDeviceToHost, b.stream2);
+            if (e == cudaSuccess)
+              e = copy (b.device, b.pinned, cudaMemcpyHostToDevice);
+            if (e == cudaSuccess)
+              e = cudaEventRecord (b.join, b.stream2);
+            if (e == cudaSuccess)
+              e = cudaStreamWaitEvent (b.stream, b.join, 0);
+            return e;
+          },
+          &out->copies_both_ways, error))
     return false;
 
   LIMITS_CHECK (cudaStreamSynchronize (b.stream));

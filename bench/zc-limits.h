@@ -36,6 +36,8 @@ struct Limits
   Timing host_to_device;   /* pinned cudaMemcpy */
   Timing device_to_host;   /* pinned cudaMemcpy */
   Timing copy_kernel_copy; /* pinned copy in + kernel + copy out */
+  Timing copies_both_ways; /* a pinned copy in and another out at once, on
+                              two streams (the two copy engines) */
 };
 
 /* GB/s (1e9 bytes) for @bytes moved in @ms; 0 when @ms is not positive. */
