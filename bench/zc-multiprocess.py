@@ -15,10 +15,9 @@
 #
 #   zc-multiprocess.py [--frames N] [--runs N] [--size WxH] [--queue [N]]
 # --queue puts a queue (of N buffers, default 3) before each half's
-# zcdownload, in both chains: the
-# wait for a frame's GPU work (zcdownload's, before the frame leaves for
-# the CPU or the other process) then runs on a thread of its own, beside
-# the next frame's fill and launch.
+# zcdownload, in both chains: the wait for a frame's GPU work (zcdownload's,
+# before the frame leaves for the CPU or the other process) then runs on a
+# thread of its own, beside the next frame's fill and launch.
 # Needs GStreamer 1.26 (unixfdsink's wait-for-connection).
 # SPDX-License-Identifier: LGPL-2.1-or-later
 import argparse

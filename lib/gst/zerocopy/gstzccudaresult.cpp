@@ -259,7 +259,8 @@ gst_zc_fence_wait (cudaEvent_t fence)
       if (err != cudaErrorNotReady)
         return err;
     } while (g_get_monotonic_time () < until);
-    /* the poll left cudaErrorNotReady as this thread's last error */
+    /* leave no cudaErrorNotReady of the poll behind as this thread's
+     * last error */
     cudaGetLastError ();
   }
   return cudaEventSynchronize (fence);
