@@ -17,6 +17,10 @@
 #include <memory>
 #include <vector>
 
+/* zcfilter's category (gstzcfilter.cpp) */
+GST_DEBUG_CATEGORY_EXTERN (gst_zc_filter_debug);
+#define GST_CAT_DEFAULT gst_zc_filter_debug
+
 namespace zcfilter {
 
 GstFlowReturn
@@ -72,6 +76,7 @@ public:
     scratch_.shrink_to_fit ();
     chained_.clear ();
     chained_.shrink_to_fit ();
+    route_ = nullptr;
   }
 
   GstFlowReturn run (const FramePlanner & planner, const FramePlan & plan,
@@ -83,7 +88,30 @@ private:
   std::vector < guint8 > scratch_;      /* frames between passes */
   std::vector < guint8 > chained_;      /* an upstream chain's output, for
                                            the passes to read */
+  const char *route_ = nullptr; /* the conversion's route last logged */
+
+  void log_route (const zc::FrameDesc & src, const zc::FrameDesc & dst,
+      const zc::ConvertParams & cp);
 };
+
+/* Which of the CPU's routes the conversion takes, when it changes and the
+ * category logs at DEBUG: "blocks" (the per-block code, the slow one) where
+ * a fast route was expected is the first thing to look for */
+void
+CpuExecutor::log_route (const zc::FrameDesc & src, const zc::FrameDesc & dst,
+    const zc::ConvertParams & cp)
+{
+  if (gst_debug_category_get_threshold (GST_CAT_DEFAULT) < GST_LEVEL_DEBUG)
+    return;
+  const char *route = zc::convert_cpu_route (src, dst, cp);
+  if (route == route_)
+    return;
+  route_ = route;
+  GST_DEBUG_OBJECT (element_, "CPU conversion: %s %dx%d -> %s %dx%d, route "
+      "%s", zc::pixfmt_name (src.fmt), src.width, src.height,
+      zc::pixfmt_name (dst.fmt), dst.width, dst.height,
+      route ? route : "(refused)");
+}
 
 GstFlowReturn
 CpuExecutor::run (const FramePlanner & planner, const FramePlan & plan,
@@ -182,6 +210,7 @@ CpuExecutor::run (const FramePlanner & planner, const FramePlan & plan,
         scratch_frame (&s0);
         spatial_src = &s0;
       }
+      log_route (src, plan.spatial ? s0 : dst, plan.cp);
       ok = zc::convert_cpu (src, plan.spatial ? s0 : dst, plan.cp,
           plan.n_threads);
     }

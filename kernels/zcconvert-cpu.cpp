@@ -38,20 +38,40 @@ run_blocks(const detail::Plan &P, unsigned n_threads)
   });
 }
 
-/* The fast routes (zcconvert-fast.h), in the order they are offered. */
+/* The fast routes (zcconvert-fast.h), in the order they are offered;
+ * with_effects names one that runs a plan with point effects it does not
+ * take itself, followed by them (route_then_effects()). */
 using FastRoute = bool (*)(const detail::Plan &, unsigned, bool);
 struct NamedRoute
 {
   const char *name;
+  const char *with_effects;
   FastRoute route;
 };
 constexpr NamedRoute kFastRoutes[] = {
-  {"repack", detail::fast_repack},
-  {"effects", detail::fast_effects},
-  {"scale", detail::fast_scale},
-  {"planar", detail::fast_planar},
-  {"move", detail::fast_move},
+  {"repack", "repack+effects", detail::fast_repack},
+  {"effects", nullptr, detail::fast_effects}, /* (effects alone) */
+  {"scale", "scale+effects", detail::fast_scale},
+  {"planar", "planar+effects", detail::fast_planar},
+  {"move", "move+effects", detail::fast_move},
 };
+
+/* A plan with point effects that no route takes: the route that takes it
+ * without them (*Q, P with fx.active cleared), whose output the effects
+ * then run on in place (effects_after_run()), which gives the bytes of
+ * the per-block code. Null when there is none. */
+const NamedRoute *
+route_then_effects(const detail::Plan &P, detail::Plan *Q)
+{
+  if (!P.fx.active || !detail::effects_after_takes(P))
+    return nullptr;
+  *Q = P;
+  Q->fx.active = 0;
+  for (const NamedRoute &r : kFastRoutes)
+    if (r.with_effects && r.route(*Q, 1, false))
+      return &r;
+  return nullptr;
+}
 
 } // namespace
 
@@ -65,6 +85,15 @@ convert_cpu(const FrameDesc &src, const FrameDesc &dst, const ConvertParams &p,
   for (const NamedRoute &r : kFastRoutes)
     if (r.route(P, n_threads, true))
       return true;
+  detail::Plan Q;
+  if (const NamedRoute *r = route_then_effects(P, &Q)) {
+    /* (the tables first: a route that ran could not be taken back) */
+    const detail::EffectsAfter *fx = detail::effects_after_prepare(P);
+    if (fx && r->route(Q, n_threads, true)) {
+      detail::effects_after_run(*fx, n_threads);
+      return true;
+    }
+  }
   run_blocks(P, n_threads);
   return true;
 }
@@ -106,6 +135,9 @@ convert_cpu_route(const FrameDesc &src, const FrameDesc &dst,
   for (const NamedRoute &r : kFastRoutes)
     if (r.route(P, 1, false))
       return r.name;
+  detail::Plan Q;
+  if (const NamedRoute *r = route_then_effects(P, &Q))
+    return r->with_effects;
   return "blocks";
 }
 

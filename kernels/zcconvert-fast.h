@@ -59,9 +59,38 @@ bool fast_effects(const Plan &P, unsigned n_threads, bool run);
  * and size. */
 bool fast_effects_steps(const Plan *steps, int n, unsigned n_threads);
 
+/* The point effects of a conversion, run on its destination's picture in
+ * place once a route has stored it without them (that route ran P with
+ * fx.active cleared): convert_block() hands effects_pixel() and
+ * effects_chroma() the values it then stores, so where a stored sample is
+ * that value (8-bit formats, GRAY16) the same tables give its bytes.
+ * Also for a picture on chroma-block boundaries only (the blocks whose
+ * first pixel it holds, which convert_block() runs through the effects,
+ * are then whole blocks of the picture). zceffects-fast.cpp. */
+struct EffectsAfter;
+
+/* Whether effects_after_prepare() takes P's effects. */
+bool effects_after_takes(const Plan &P);
+
+/* The effects of P made ready on the calling thread (their tables built
+ * or found in its caches): valid until the thread's next call, for
+ * effects_after_rows() and effects_after_run() on any thread meanwhile.
+ * Null when effects_after_takes() says no, or without memory. */
+const EffectsAfter *effects_after_prepare(const Plan &P);
+
+/* The effects on the picture's part of destination block rows [b0, b1)
+ * (rows of chroma blocks; of pixels in 4:4:4 and 4:2:2 formats), which a
+ * route has just stored. */
+void effects_after_rows(const EffectsAfter &e, int b0, int b1);
+
+/* The effects on the whole picture, on n_threads threads (0 = all). */
+void effects_after_run(const EffectsAfter &e, unsigned n_threads);
+
 /* Scaling of 8-bit frames with the linear filter, and conversions of
  * 8-bit frames at the same size: a separable pass per axis into exact
- * integer sums, then the colour step and the store (zcscale-fast.cpp). */
+ * integer sums, then the colour step and the store, and the point effects
+ * on each band of rows just stored (effects_after_rows()), while it is
+ * still in the cache (zcscale-fast.cpp). */
 bool fast_scale(const Plan &P, unsigned n_threads, bool run);
 
 /* Same-format bilinear and bicubic scaling plane by plane, as videoscale

@@ -221,9 +221,10 @@ const char *pixfmt_name(PixFmt fmt);
  * the calling thread; rows are split evenly between the calling thread and
  * the process's worker threads, started once at first use (zcparallel.h),
  * fewer for small frames. The output does not depend on the thread count.
- * Common requests (repacks, point effects alone, linear scaling of 8-bit
- * frames) take routes written for the CPU; they write the same bytes as
- * the per-block code (convert_cpu_reference()).
+ * Common requests (repacks, point effects alone, linear scaling and
+ * conversions of 8-bit frames, with or without point effects) take routes
+ * written for the CPU; they write the same bytes as the per-block code
+ * (convert_cpu_reference()).
  *
  * Returns: false, writing nothing, when the request is invalid or not
  * implemented: empty frames or sides above 65536, null planes, strides
@@ -258,7 +259,9 @@ bool convert_cpu_reference(const FrameDesc &src, const FrameDesc &dst,
                            const ConvertParams &p, unsigned n_threads);
 
 /* Which way convert_cpu() takes for a request: "repack", "effects",
- * "scale", "planar" or "move" (a route written for the CPU), "blocks"
+ * "scale", "planar" or "move" (a route written for the CPU; "scale" runs
+ * the point effects too), one of those with "+effects" ("move+effects":
+ * the route, then the point effects in place on its output), "blocks"
  * (the per-block code), or NULL for a request it refuses. For tests and
  * benchmarks. */
 const char *convert_cpu_route(const FrameDesc &src, const FrameDesc &dst,

@@ -64,6 +64,13 @@ constexpr int64_t kMinPixelsPerThread = 32 * 1024;
  * such loops). */
 constexpr int kChunk = 128;
 
+/* The table slots of a chain's steps (chroma_table(), pair_table()) are
+ * 0 .. kMaxEffectSteps - 1; the effects that follow another route
+ * (effects_after_prepare()) take the next, so that frames of the two
+ * kinds on one thread do not rebuild each other's tables. */
+constexpr int kAfterSlot = kMaxEffectSteps;
+constexpr int kSlots = kMaxEffectSteps + 1;
+
 /* ---- tables kept between calls ------------------------------------------ */
 
 /* What a 65536-entry table depends on. Keys are compared as bytes, so they
@@ -142,8 +149,8 @@ cached_table(std::unique_ptr<TableCache<Key>> &slot, const Key &key,
 const uint16_t *
 chroma_table(const EffectsPlan &E, bool yuv, int stage = 0)
 {
-  /* one per step of a chain (effects_chain_cpu()) */
-  thread_local std::unique_ptr<TableCache<ChromaKey>> slots[kMaxEffectSteps];
+  /* one per step of a chain (effects_chain_cpu()), one for kAfterSlot */
+  thread_local std::unique_ptr<TableCache<ChromaKey>> slots[kSlots];
   std::unique_ptr<TableCache<ChromaKey>> &slot = slots[stage];
   return cached_table(slot, chroma_key(E, yuv), [&E, yuv](uint16_t *t) {
     for (uint32_t v = 0; v < 256; v++) {
@@ -190,8 +197,9 @@ struct PairKey
 const uint16_t *
 pair_table(const uint8_t *t, int which = 0)
 {
-  /* two a step of a chain, for the two stages of an R'G'B' frame */
-  thread_local std::unique_ptr<TableCache<PairKey>> slots[2 * kMaxEffectSteps];
+  /* two a slot (a step of a chain, kAfterSlot), for the two stages of an
+   * R'G'B' frame */
+  thread_local std::unique_ptr<TableCache<PairKey>> slots[2 * kSlots];
   std::unique_ptr<TableCache<PairKey>> &slot = slots[which];
   PairKey key;
   std::memcpy(key.t, t, sizeof(key.t));
@@ -626,11 +634,13 @@ pair(int16_t lo, int16_t hi)
   return _mm512_set1_epi32(pair_word(lo, hi));
 }
 
-/* Pixel bytes R, G, B at OR, OG, OB (alpha at the fourth) */
-ZC_AVX512_TARGET Rgb4Consts
-rgb4_consts(int OR, int OG, int OB)
+/* Pixel bytes R, G, B at OR, OG, OB (alpha at the fourth), into @c in
+ * place: GCC 9 returned such a struct through a temporary of its caller's
+ * that it did not align to 64 bytes, and the aligned stores into it
+ * crashed */
+ZC_AVX512_TARGET void
+rgb4_consts(Rgb4Consts &c, int OR, int OG, int OB)
 {
-  Rgb4Consts c;
   /* 66, 129, 25 as unsigned bytes (129 is -127 as a signed one) */
   c.wy = bytes_in_lane(OR, 66, OG, (int8_t)-127, OB, 25);
   c.wu = bytes_in_lane(OR, -38, OG, -74, OB, 112);
@@ -683,7 +693,6 @@ rgb4_consts(int OR, int OG, int OB)
   for (int j = 0; j < 16; j++)
     m |= (uint64_t)1 << (4 * j + OA);
   c.alpha = (__mmask64)m;
-  return c;
 }
 
 /* 256 bytes as four registers, for lut256() */
@@ -807,10 +816,10 @@ struct Rgb4ConstsAvx2
   __m256i rgb_bits;        /* 0xff on the R, G and B bytes */
 };
 
-__attribute__((target("avx2"))) Rgb4ConstsAvx2
-rgb4_consts_avx2(int OR, int OG, int OB)
+/* Into @c in place, as rgb4_consts() */
+__attribute__((target("avx2"))) void
+rgb4_consts_avx2(Rgb4ConstsAvx2 &c, int OR, int OG, int OB)
 {
-  Rgb4ConstsAvx2 c;
   /* 129 as an unsigned byte */
   c.wy = _mm256_set1_epi32(lane_word(OR, 66, OG, (int8_t)-127, OB, 25));
   c.wu = _mm256_set1_epi32(lane_word(OR, -38, OG, -74, OB, 112));
@@ -842,7 +851,6 @@ rgb4_consts_avx2(int OR, int OG, int OB)
   c.pick_b = _mm256_loadu_si256((const __m256i *)pb);
   c.rgb_bits = _mm256_set1_epi32(lane_word(OR, -1, OG, -1, OB, -1));
   c.alpha = _mm256_xor_si256(c.rgb_bits, _mm256_set1_epi32(-1));
-  return c;
 }
 
 /* The forward sums of 8 pixels */
@@ -1206,57 +1214,105 @@ invert_rgb_row(const uint8_t *s, uint8_t *d, int w, int ps, int oa, bool flip)
   }
 }
 
-/* row(s, d) on every row of P's one plane, source into destination, on
- * nt threads */
-template <class Row>
-void
-each_row(const Plan &P, unsigned nt, const Row &row)
-{
-  parallel_rows(P.dh, nt, [&](int y0, int y1) {
-    for (int y = y0; y < y1; y++)
-      row(P.sp[0] + (size_t)y * P.ss[0], P.dp[0] + (size_t)y * P.ds[0]);
-  });
-}
-
-/* The pair tables of the steps' luma tables into st (false when one could
- * not be made) */
+/* The pair tables of the steps' luma tables into st, from the pair slots
+ * of table slots slot, slot + 1, ... (false when one could not be made) */
 bool
-set_pair_tables(const EffectsPlan *const *fx, int n, RgbStages *st)
+set_pair_tables(const EffectsPlan *const *fx, int n, int slot, RgbStages *st)
 {
   for (int i = 0; i < n; i++) {
     const EffectsPlan &E = *fx[i];
-    st[i].bal_y = E.balance ? pair_table(E.bal_y, 2 * i) : nullptr;
-    st[i].gam_y = E.gamma ? pair_table(E.gam_y, 2 * i + 1) : nullptr;
+    const int which = 2 * (slot + i);
+    st[i].bal_y = E.balance ? pair_table(E.bal_y, which) : nullptr;
+    st[i].gam_y = E.gamma ? pair_table(E.gam_y, which + 1) : nullptr;
     if ((E.balance && !st[i].bal_y) || (E.gamma && !st[i].gam_y))
       return false;
   }
   return true;
 }
 
-/* The steps fx[0..n) on an R'G'B' frame: P's source into its destination,
- * each chunk through every step before it is stored. */
+/* Whether step E changes 8-bit chroma (else effects_chroma() leaves it) */
 bool
-run_rgb(const Plan &P, const EffectsPlan *const *fx, int n,
-        unsigned n_threads)
+changes_chroma(const EffectsPlan &E)
 {
-  const int w = P.dw;
-  const unsigned nt
-      = parallel_threads(P.dh, n_threads, (int64_t)w * n, kMinPixelsPerThread);
-  RgbStages st[kMaxEffectSteps] = {};
+  return E.balance || E.invert;
+}
+
+using Chroma16Row = void (*)(const EffectsPlan &, const FmtInfo &,
+                             const uint8_t *, const uint8_t *, uint8_t *,
+                             uint8_t *, int, int);
+
+/* The steps of a frame made ready to run: their tables (from the calling
+ * thread's caches) and the loops picked for the format and the CPU.
+ * rows() then runs them on any thread, until the thread that prepared
+ * them prepares steps with other settings in the same table slots. */
+struct EffectsSteps
+{
+  const EffectsPlan *fx[kMaxEffectSteps];
+  int n;
+  bool rgb;
+
+  /* R'G'B': each chunk of pixels through every step before it is stored */
+  enum RgbLoop { kFlip, kAvx512, kAvx2, kChunks } loop;
+  RgbStages st[kMaxEffectSteps];
+  bool flip;  /* kFlip (inverts alone): an odd number of them */
+  RgbRow row; /* kChunks */
+#if ZC_HAVE_AVX2_CLONES
+  Rgb4Consts c512;
+  Rgb4ConstsAvx2 c256;
+#endif
+
+  /* Y'CbCr and GRAY: tables of one kind composed (the luma tables, the
+   * 8-bit (U, V) tables, the 16-bit luma tables), so that a sample is
+   * looked up once whatever the number of steps; 10-bit chroma goes
+   * through each step's arithmetic in turn, on the row just written */
+  uint8_t ty8[256];
+  const uint16_t *ty8x2, *ty16, *tc;
+  Chroma16Row chroma16;
+  Packed422Row row422;
+
+  /* For P's destination format; the tables from slots slot, slot + 1, ...
+   * False when a table could not be made. */
+  bool prepare(const Plan &P, const EffectsPlan *const *steps, int n_steps,
+               int slot);
+  /* Block rows [b0, b1) of P's frames, source into destination (which
+   * may be the source) */
+  void rows(const Plan &P, int b0, int b1) const;
+  /* Threads worth running rows() on all of P's block rows */
+  unsigned threads(const Plan &P, unsigned n_threads) const;
+
+private:
+  bool prepare_rgb(const Plan &P, int slot);
+  bool prepare_yuv(const Plan &P, int slot);
+  void rgb_rows(const Plan &P, int y0, int y1) const;
+  void yuv_rows(const Plan &P, int b0, int b1) const;
+};
+
+bool
+EffectsSteps::prepare(const Plan &P, const EffectsPlan *const *steps,
+                      int n_steps, int slot)
+{
+  n = n_steps;
+  for (int i = 0; i < n; i++)
+    fx[i] = steps[i];
+  rgb = P.di.kind == kPackedRgb;
+  return rgb ? prepare_rgb(P, slot) : prepare_yuv(P, slot);
+}
+
+bool
+EffectsSteps::prepare_rgb(const Plan &P, int slot)
+{
+  for (RgbStages &s : st)
+    s = RgbStages{};
   /* Inverts alone: a flip of the R, G and B bytes (or a copy), one pass
    * at the speed of memory */
-  bool only_invert = true, flip = false;
+  bool only_invert = true;
+  flip = false;
   for (int i = 0; i < n; i++) {
     only_invert = only_invert && !fx[i]->balance && !fx[i]->gamma;
     flip = flip != (fx[i]->invert != 0);
   }
   if (only_invert) {
-    const int ps = P.di.pstride, oa = P.di.off[3];
-    const unsigned nt1
-        = parallel_threads(P.dh, n_threads, w, kMinPixelsPerThread);
-    each_row(P, nt1, [&](const uint8_t *s, uint8_t *d) {
-      invert_rgb_row(s, d, w, ps, oa, flip);
-    });
+    loop = kFlip;
     return true;
   }
 #if ZC_HAVE_AVX2_CLONES
@@ -1275,73 +1331,47 @@ run_rgb(const Plan &P, const EffectsPlan *const *fx, int n,
       st[i].invert = E.invert;
     }
     if (avx512) {
-      const Rgb4Consts c
-          = rgb4_consts(P.di.off[0], P.di.off[1], P.di.off[2]);
-      each_row(P, nt, [&](const uint8_t *s, uint8_t *d) {
-        rgb4_row_avx512(s, d, w, st, n, c);
-      });
-    } else {
-      if (!set_pair_tables(fx, n, st))
-        return false;
-      const Rgb4ConstsAvx2 c
-          = rgb4_consts_avx2(P.di.off[0], P.di.off[1], P.di.off[2]);
-      each_row(P, nt, [&](const uint8_t *s, uint8_t *d) {
-        rgb4_row_avx2(s, d, w, st, n, c);
-      });
+      loop = kAvx512;
+      rgb4_consts(c512, P.di.off[0], P.di.off[1], P.di.off[2]);
+      return true;
     }
+    if (!set_pair_tables(fx, n, slot, st))
+      return false;
+    loop = kAvx2;
+    rgb4_consts_avx2(c256, P.di.off[0], P.di.off[1], P.di.off[2]);
     return true;
   }
 #endif
-  if (!set_pair_tables(fx, n, st))
+  if (!set_pair_tables(fx, n, slot, st))
     return false;
   for (int i = 0; i < n; i++) {
     const EffectsPlan &E = *fx[i];
-    st[i].ctab = nullptr;
     if (E.balance && !chroma_identity(E)) {
-      st[i].ctab = chroma_table(E, false, i);
+      st[i].ctab = chroma_table(E, false, slot + i);
       if (!st[i].ctab)
         return false;
     }
     st[i].invert = E.invert;
   }
-  const RgbRow row = rgb_row_for(P.di);
-  each_row(P, nt,
-           [&](const uint8_t *s, uint8_t *d) { row(s, d, w, st, n); });
-  return true;
+  loop = kChunks;
+  row = rgb_row_for(P.di);
+  return row != nullptr;
 }
 
-/* Whether step E changes 8-bit chroma (else effects_chroma() leaves it) */
 bool
-changes_chroma(const EffectsPlan &E)
-{
-  return E.balance || E.invert;
-}
-
-/* The steps fx[0..n) on a Y'CbCr or GRAY frame, P's source into its
- * destination. Tables of one kind are composed (the luma tables, the 8-bit
- * (U, V) tables, the 16-bit luma tables), so that a sample is looked up
- * once whatever the number of steps; 10-bit chroma goes through each
- * step's arithmetic in turn, on the row just written. */
-bool
-run_yuv(const Plan &P, const EffectsPlan *const *fx, int n,
-        unsigned n_threads)
+EffectsSteps::prepare_yuv(const Plan &P, int slot)
 {
   const FmtInfo &f = P.di;
   const bool deep = f.bits == 16;
-  const int w = P.dw, h = P.dh;
-  const int cw = P.blocks_x; /* chroma samples a row */
-  const int bh = 1 << f.hs;
-
-  uint8_t ty8[256];
-  const uint16_t *ty8x2 = nullptr, *ty16 = nullptr;
+  ty8x2 = ty16 = tc = nullptr;
   if (deep && n == 1) {
     ty16 = luma16_table(*fx[0], f);
   } else if (deep) {
-    thread_local std::unique_ptr<ComposedCache<Luma16Key>> slot;
+    thread_local std::unique_ptr<ComposedCache<Luma16Key>> composed;
     Luma16Key keys[kMaxEffectSteps];
     for (int i = 0; i < n; i++)
       keys[i] = luma16_key(*fx[i], f);
-    ty16 = composed_table(slot, keys, n, [&](int i, bool *) {
+    ty16 = composed_table(composed, keys, n, [&](int i, bool *) {
       return luma16_table(*fx[i], f);
     });
   } else {
@@ -1352,7 +1382,7 @@ run_yuv(const Plan &P, const EffectsPlan *const *fx, int n,
       ty8[k] = (uint8_t)v;
     }
     if (f.kind != kPacked422) {
-      ty8x2 = pair_table(ty8);
+      ty8x2 = pair_table(ty8, 2 * slot);
       if (!ty8x2)
         return false;
     }
@@ -1364,32 +1394,69 @@ run_yuv(const Plan &P, const EffectsPlan *const *fx, int n,
   int n_chroma = 0;
   for (int i = 0; i < n; i++)
     n_chroma += changes_chroma(*fx[i]) ? 1 : 0;
-  const uint16_t *tc = nullptr;
   if (f.kind != kGray && !deep && n_chroma == 1) {
     for (int i = 0; i < n; i++)
       if (changes_chroma(*fx[i]))
-        tc = chroma_table(*fx[i], true);
+        tc = chroma_table(*fx[i], true, slot);
     if (!tc)
       return false;
   } else if (f.kind != kGray && !deep && n_chroma > 1) {
-    thread_local std::unique_ptr<ComposedCache<ChromaKey>> slot;
+    thread_local std::unique_ptr<ComposedCache<ChromaKey>> composed;
     ChromaKey keys[kMaxEffectSteps];
     for (int i = 0; i < n; i++)
       keys[i] = chroma_key(*fx[i], true);
-    tc = composed_table(slot, keys, n, [&](int i, bool *skip) {
+    tc = composed_table(composed, keys, n, [&](int i, bool *skip) {
       *skip = !changes_chroma(*fx[i]);
-      return *skip ? nullptr : chroma_table(*fx[i], true);
+      return *skip ? nullptr : chroma_table(*fx[i], true, slot + i);
     });
     if (!tc)
       return false;
   }
-  const auto chroma16 = f.wide10 == k10Msb   ? chroma16_row<k10Msb>
-                        : f.wide10 == k10Lsb ? chroma16_row<k10Lsb>
-                                             : chroma16_row<kNot10>;
-  const Packed422Row row422
-      = f.kind == kPacked422 ? packed422_row_for(f) : nullptr;
+  chroma16 = f.wide10 == k10Msb   ? chroma16_row<k10Msb>
+             : f.wide10 == k10Lsb ? chroma16_row<k10Lsb>
+                                  : chroma16_row<kNot10>;
+  row422 = f.kind == kPacked422 ? packed422_row_for(f) : nullptr;
+  return true;
+}
 
-  auto luma_row = [&](int y) {
+void
+EffectsSteps::rgb_rows(const Plan &P, int y0, int y1) const
+{
+  const int w = P.dw;
+  for (int y = y0; y < y1; y++) {
+    const uint8_t *s = P.sp[0] + (size_t)y * P.ss[0];
+    uint8_t *d = P.dp[0] + (size_t)y * P.ds[0];
+    switch (loop) {
+    case kFlip:
+      invert_rgb_row(s, d, w, P.di.pstride, P.di.off[3], flip);
+      break;
+#if ZC_HAVE_AVX2_CLONES
+    case kAvx512:
+      rgb4_row_avx512(s, d, w, st, n, c512);
+      break;
+    case kAvx2:
+      rgb4_row_avx2(s, d, w, st, n, c256);
+      break;
+#endif
+    default:
+      row(s, d, w, st, n);
+      break;
+    }
+  }
+}
+
+void
+EffectsSteps::yuv_rows(const Plan &P, int b0, int b1) const
+{
+  const FmtInfo &f = P.di;
+  const bool deep = f.bits == 16;
+  const int w = P.dw, h = P.dh;
+  const int cw = P.blocks_x; /* chroma samples a row */
+  const int bh = 1 << f.hs;
+
+  /* the luma rows of the block rows, then their chroma rows */
+  const int y1 = b1 * bh < h ? b1 * bh : h;
+  for (int y = b0 * bh; y < y1; y++) {
     const uint8_t *s = P.sp[0] + (size_t)y * P.ss[0];
     uint8_t *d = P.dp[0] + (size_t)y * P.ds[0];
     if (row422)
@@ -1398,8 +1465,8 @@ run_yuv(const Plan &P, const EffectsPlan *const *fx, int n,
       luma16_row(s, d, w, ty16);
     else
       luma8_row(s, d, w, ty8, ty8x2);
-  };
-  auto chroma_row = [&](int r) {
+  }
+  for (int r = b0; r < b1; r++) {
     if (f.kind == kSemiYuv) {
       const uint8_t *s = P.sp[1] + (size_t)r * P.ss[1];
       uint8_t *d = P.dp[1] + (size_t)r * P.ds[1];
@@ -1433,21 +1500,24 @@ run_yuv(const Plan &P, const EffectsPlan *const *fx, int n,
         planar8_row(su, sv, du, dv, cw, tc);
       }
     }
-  };
+  }
+}
 
-  /* block rows: the luma rows of a chroma row, and that row */
-  const int rows = P.blocks_y;
-  const unsigned nt
-      = parallel_threads(rows, n_threads, (int64_t)w * bh, kMinPixelsPerThread);
-  parallel_rows(rows, nt, [&](int b0, int b1) {
-    const int y1 = b1 * bh < h ? b1 * bh : h;
-    for (int y = b0 * bh; y < y1; y++)
-      luma_row(y);
-    if (f.kind == kSemiYuv || f.kind == kPlanarYuv)
-      for (int r = b0; r < b1; r++)
-        chroma_row(r);
-  });
-  return true;
+void
+EffectsSteps::rows(const Plan &P, int b0, int b1) const
+{
+  if (rgb)
+    rgb_rows(P, b0, b1); /* (a block is a pixel) */
+  else
+    yuv_rows(P, b0, b1);
+}
+
+unsigned
+EffectsSteps::threads(const Plan &P, unsigned n_threads) const
+{
+  const int64_t per_row = rgb ? (int64_t)P.dw * (loop == kFlip ? 1 : n)
+                              : (int64_t)P.dw << P.di.hs;
+  return parallel_threads(P.blocks_y, n_threads, per_row, kMinPixelsPerThread);
 }
 
 /* Whether the route takes P: nothing but the effects, the same format on
@@ -1463,12 +1533,18 @@ effects_alone(const Plan &P)
          && P.fx.deep == (P.di.bits == 16 ? 1 : 0) && takes(P);
 }
 
+/* The steps fx[0..n) on P's frames, source into destination, on the
+ * threads */
 bool
 run_steps(const Plan &P, const EffectsPlan *const *fx, int n,
           unsigned n_threads)
 {
-  return P.di.kind == kPackedRgb ? run_rgb(P, fx, n, n_threads)
-                                 : run_yuv(P, fx, n, n_threads);
+  EffectsSteps k;
+  if (!k.prepare(P, fx, n, 0))
+    return false;
+  parallel_rows(P.blocks_y, k.threads(P, n_threads),
+                [&](int b0, int b1) { k.rows(P, b0, b1); });
+  return true;
 }
 
 } // namespace
@@ -1496,6 +1572,98 @@ fast_effects_steps(const Plan *steps, int n, unsigned n_threads)
     fx[i] = &steps[i].fx;
   }
   return run_steps(steps[0], fx, n, n_threads);
+}
+
+/* ---- after another route ------------------------------------------------ */
+
+/* The destination's picture as a frame of its own, read and written in
+ * place, and the effects made ready for it. */
+struct EffectsAfter
+{
+  Plan view;
+  int by0; /* the view's first block row in the destination */
+  EffectsSteps steps;
+};
+
+bool
+effects_after_takes(const Plan &P)
+{
+  const FmtInfo &f = P.di;
+  /* the stored sample must be the value the effects see: not 10-bit
+   * formats, whose stores drop the low bits of the luma */
+  if (!P.fx.active || f.wide10 || P.fx.yuv != (fmt_is_yuv(f) ? 1 : 0)
+      || P.fx.deep != (f.bits == 16 ? 1 : 0) || !takes(P))
+    return false;
+  /* The picture on chroma-block boundaries (or at the frame's edge): the
+   * blocks whose first pixel it holds, whose chroma convert_block() runs
+   * through the effects, are then the view's blocks. */
+  auto on_blocks = [](int at, int n, int frame, int log2) {
+    const int b = 1 << log2;
+    return at % b == 0 && (n % b == 0 || at + n == frame);
+  };
+  return on_blocks(P.rx, P.rw, P.dw, f.ws) && on_blocks(P.ry, P.rh, P.dh, f.hs);
+}
+
+const EffectsAfter *
+effects_after_prepare(const Plan &P)
+{
+  if (!effects_after_takes(P))
+    return nullptr;
+  /* (a few kilobytes, kept per thread as the tables are) */
+  thread_local std::unique_ptr<EffectsAfter> slot;
+  if (!slot) {
+    slot.reset(new (std::nothrow) EffectsAfter);
+    if (!slot)
+      return nullptr;
+  }
+  EffectsAfter &e = *slot;
+  const FmtInfo &f = P.di;
+  Plan &V = e.view;
+  V = P;
+  V.si = f;
+  for (int p = 0; p < 3; p++) {
+    /* the picture's first sample in plane p */
+    size_t x = 0;
+    int y = 0;
+    if (p == 0) {
+      x = (size_t)P.rx * f.pstride;
+      y = P.ry;
+    } else if (f.kind == kPlanarYuv) {
+      x = (size_t)(P.rx >> f.ws) * f.pstride;
+      y = P.ry >> f.hs;
+    } else if (f.kind == kSemiYuv && p == 1) {
+      x = (size_t)(P.rx >> f.ws) * 2 * f.pstride;
+      y = P.ry >> f.hs;
+    }
+    if (x || y)
+      V.dp[p] = P.dp[p] + (size_t)y * P.ds[p] + x;
+    V.sp[p] = V.dp[p];
+    V.ss[p] = V.ds[p];
+  }
+  V.sw = V.dw = V.cw = V.ow = V.rw = P.rw;
+  V.sh = V.dh = V.ch = V.oh = V.rh = P.rh;
+  V.cx = V.cy = V.rx = V.ry = 0;
+  V.blocks_x = (P.rw + (1 << f.ws) - 1) >> f.ws;
+  V.blocks_y = (P.rh + (1 << f.hs) - 1) >> f.hs;
+  e.by0 = P.ry >> f.hs;
+  const EffectsPlan *fx = &V.fx;
+  return e.steps.prepare(V, &fx, 1, kAfterSlot) ? &e : nullptr;
+}
+
+void
+effects_after_rows(const EffectsAfter &e, int b0, int b1)
+{
+  b0 = b0 - e.by0 < 0 ? 0 : b0 - e.by0;
+  b1 = b1 - e.by0 > e.view.blocks_y ? e.view.blocks_y : b1 - e.by0;
+  if (b0 < b1)
+    e.steps.rows(e.view, b0, b1);
+}
+
+void
+effects_after_run(const EffectsAfter &e, unsigned n_threads)
+{
+  parallel_rows(e.view.blocks_y, e.steps.threads(e.view, n_threads),
+                [&e](int b0, int b1) { e.steps.rows(e.view, b0, b1); });
 }
 
 } // namespace detail

@@ -2,7 +2,7 @@
  * SPDX-License-Identifier: LGPL-2.1-or-later
  *
  * Bilinear scaling (Sampling::Bilinear) of 8-bit frames, without
- * orientation or effects. convert_block() makes each output pixel with
+ * orientation. convert_block() makes each output pixel with
  * sample_linear(): for each tap row, the sum of wx * s over the tap
  * columns, every source pixel fetched (and its chroma upsampled) again for
  * every tap it serves; then acc = sum wy * (sum wx * s), one exact integer,
@@ -24,13 +24,17 @@
  *  5. the colour step with zcconvert-common.h's own functions, and the
  *     store, as convert_block() stores (borders included); into a
  *     subsampled destination two rows at a time where it is 4:2:0, each
- *     block's chroma averaged (or its first pixel's) as there.
+ *     block's chroma averaged (or its first pixel's) as there;
+ *  6. the point effects, if any, on the rows just stored, a few at a time
+ *     while they are in the cache (effects_after_rows(): the effects
+ *     route's tables and loops, in place on the picture).
  *
  * No intermediate is rounded. The types of the sums are chosen per request
  * from the largest sums the taps allow (ScaleTier), so none can overflow;
  * a request whose sums would not fit in the widest tier is left to the
  * per-block code, as is everything else (other depths, orientation,
- * effects, the planar paths that the same-format requests take).
+ * effects on a picture off the chroma blocks, the planar paths that the
+ * same-format requests take).
  *
  * Two exact reductions keep the numbers small. sample_linear() sums the
  * weights over the taps before the edge clamp, so taps that clamp onto the
@@ -57,6 +61,10 @@ namespace {
 
 /* Output pixels per thread below which another thread does not pay. */
 constexpr int64_t kMinPixelsPerThread = 64 * 1024;
+
+/* Destination block rows stored before the point effects run on them:
+ * a few, so that they are still in the cache */
+constexpr int kEffectsRows = 4;
 
 /* The taps of every output sample of one axis (n outputs over m inputs),
  * as sample_linear() takes them: consecutive inputs first[u] ..
@@ -1088,8 +1096,8 @@ prepare(const Plan &P, ScaleJob *J)
    * also takes conversions at the same size (NV12 to RGBA), whatever the
    * method. */
   const bool unscaled = P.rw == P.ow && P.rh == P.oh;
-  if (!(P.linear || unscaled) || P.cubic || P.orient != 0 || P.fx.active
-      || P.cscale
+  if (!(P.linear || unscaled) || P.cubic || P.orient != 0
+      || (P.fx.active && !effects_after_takes(P)) || P.cscale
       || P.pl.mode != kPlanarOff || P.depth != 8 || s.bits != 8 || d.bits != 8)
     return false;
   /* any 8-bit source; chroma upsampled as fetch() does when scaling, or
@@ -1149,7 +1157,7 @@ prepare(const Plan &P, ScaleJob *J)
  * scratch memory (its band then holds whatever it had written). */
 template <class A>
 bool
-run_job(const ScaleJob &J, unsigned n_threads)
+run_job(const ScaleJob &J, const EffectsAfter *fx, unsigned n_threads)
 {
   const Plan &P = *J.P;
   /* (a subsampled destination is cut into rows of blocks) */
@@ -1160,14 +1168,21 @@ run_job(const ScaleJob &J, unsigned n_threads)
       = ((int64_t)P.dw + (int64_t)J.wid * P.oh / P.dh) * (sub ? bh : 1);
   const unsigned n = parallel_threads(rows, n_threads, work, kMinPixelsPerThread);
   std::atomic<bool> ok{ true };
-  parallel_rows(rows, n, [&J, &ok, sub](int r0, int r1) {
+  parallel_rows(rows, n, [&J, &ok, sub, fx](int r0, int r1) {
     /* (an exception must not leave a worker thread) */
     try {
       Band<A> band(J);
-      if (sub)
-        band.run_blocks(r0, r1);
-      else
-        band.run(r0, r1);
+      /* (a row of a destination that is not subsampled is a block row) */
+      const int step = fx ? kEffectsRows : r1 - r0;
+      for (int r = r0; r < r1; r += step) {
+        const int e = r1 - r < step ? r1 : r + step;
+        if (sub)
+          band.run_blocks(r, e);
+        else
+          band.run(r, e);
+        if (fx)
+          effects_after_rows(*fx, r, e);
+      }
     } catch (...) {
       ok = false;
     }
@@ -1190,15 +1205,19 @@ fast_scale(const Plan &P, unsigned n_threads, bool run)
       return false;
     if (!run)
       return true;
+    /* the effects' tables, before any byte is written */
+    const EffectsAfter *fx = nullptr;
+    if (P.fx.active && !(fx = effects_after_prepare(P)))
+      return false;
     switch (J.tier) {
     case kNarrow16:
-      return run_job<Arith16>(J, n_threads);
+      return run_job<Arith16>(J, fx, n_threads);
     case kNarrow:
-      return run_job<ArithNarrow>(J, n_threads);
+      return run_job<ArithNarrow>(J, fx, n_threads);
     case kMid:
-      return run_job<ArithMid>(J, n_threads);
+      return run_job<ArithMid>(J, fx, n_threads);
     default:
-      return run_job<ArithWide>(J, n_threads);
+      return run_job<ArithWide>(J, fx, n_threads);
     }
   } catch (...) {
     return false;

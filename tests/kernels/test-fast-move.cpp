@@ -8,9 +8,11 @@
  * offsets for subsampled formats, where the planar paths take them),
  * nearest scaling up and down, the bilinear method at the same size, odd
  * sizes, padded and misaligned rows, 1 to 4 and all threads: byte for byte
- * what convert_block() writes. And what does more than move samples
- * (another format out, filters, effects, borders) or what the route leaves
- * alone (packed 4:2:2, 10-bit formats) does not take it.
+ * what convert_block() writes; with point effects, the formats without
+ * subsampling moved by the route and the effects then run on its output
+ * ("move+effects"). And what does more than move samples (another format
+ * out, filters, borders) or what the route leaves alone (packed 4:2:2,
+ * 10-bit formats) does not take it.
  */
 #include "fast-route-check.h"
 
@@ -114,6 +116,47 @@ orientations_and_crops()
   move_case(PixFmt::RGBA, 1920, 1080, 1280, 720, n, 0, 0, 0, "move", "");
 }
 
+/* Point effects with a move: the route on its own, then the effects
+ * route's loops in place on its output, for the formats without
+ * subsampling (a subsampled frame with effects is converted through
+ * 4:4:4, which the route does not do). */
+static void
+moves_with_effects()
+{
+  zc::ConvertParams fx[4];
+  fx[0].brightness = -0.1;
+  fx[1].saturation = 1.4;
+  fx[1].hue = 0.3;
+  fx[2].gamma = 2.2;
+  fx[2].invert = true;
+  fx[3].invert = true;
+  const PixFmt formats[]
+      = { PixFmt::RGBA,  PixFmt::BGRx,      PixFmt::ARGB, PixFmt::RGB,
+          PixFmt::GRAY8, PixFmt::GRAY16_LE, PixFmt::Y444 };
+  unsigned t = 0;
+  int k = 0;
+  for (PixFmt f : formats) {
+    for (Orientation o : { Orientation::Rotate90R, Orientation::FlipH,
+                           Orientation::Rotate180 }) {
+      const bool sw = swaps(o);
+      zc::ConvertParams p = fx[k++ % 4];
+      p.orientation = o;
+      move_case(f, 37, 23, sw ? 23 : 37, sw ? 37 : 23, p, t++ % 5, 3, 1,
+                "move+effects", ", with effects");
+      p.sampling = zc::Sampling::Nearest;
+      move_case(f, 96, 54, sw ? 27 : 40, sw ? 40 : 27, p, t++ % 5, k % 5, 0,
+                "move+effects", ", nearest, with effects");
+    }
+  }
+  zc::ConvertParams p = fx[0];
+  p.orientation = Orientation::FlipH;
+  move_case(PixFmt::NV12, 34, 18, 34, 18, p, 2, 0, 0, "blocks",
+            ", with effects");
+  p.orientation = Orientation::Rotate90L;
+  move_case(PixFmt::RGBA, 1920, 1080, 1080, 1920, p, 0, 0, 0, "move+effects",
+            ", with effects");
+}
+
 /* Outside the route. */
 static void
 not_taken()
@@ -165,6 +208,7 @@ static int
 cpu_tests()
 {
   orientations_and_crops();
+  moves_with_effects();
   not_taken();
   return 0;
 }

@@ -12,10 +12,13 @@
  * where videoconvert replicates chroma: I420 to R'G'B'), shrinks at
  * the 64x limit, odd sizes, crops, destination rectangles with borders,
  * padded and misaligned rows, 1, 2, 3 and all threads, the three
- * matrices in both ranges, and random requests mixing all of these: byte
- * for byte what convert_block() writes. And what is outside the route
- * (other filters, orientation, effects, deeper formats, same-format
- * scaling) does not take it.
+ * matrices in both ranges, and random requests mixing all of these; with
+ * zcfilter's point effects too (each, and together), into every 8-bit
+ * destination: byte for byte what convert_block() writes, and what the
+ * conversion and then the effects on its output write. And what is
+ * outside the route (other filters, orientation, effects on a picture off
+ * the chroma blocks, deeper formats, same-format scaling) does not take
+ * it.
  */
 #include "fast-route-check.h"
 
@@ -362,13 +365,17 @@ not_taken()
   p.orientation = zc::Orientation::FlipH;
   scale_case(PixFmt::NV12, 64, 36, PixFmt::RGBA, 32, 18, p, 1, 0, 0,
              Matrix::BT709, false, "blocks", " flipped");
+  /* effects on a subsampled picture off its chroma blocks */
   p = bilinear();
   p.brightness = 0.25;
-  scale_case(PixFmt::NV12, 64, 36, PixFmt::RGBA, 32, 18, p, 1, 0, 0,
-             Matrix::BT709, false, "blocks", " brightness");
+  p.dst_x = 1;
+  p.dst_w = 30;
+  scale_case(PixFmt::RGBA, 64, 36, PixFmt::NV12, 32, 18, p, 1, 0, 0,
+             Matrix::BT709, false, "blocks", " brightness, placed off");
+  /* effects on 10-bit destinations */
   p = bilinear();
   p.invert = true;
-  scale_case(PixFmt::NV12, 64, 36, PixFmt::RGBA, 32, 18, p, 1, 0, 0,
+  scale_case(PixFmt::NV12, 64, 36, PixFmt::P010_10LE, 32, 18, p, 1, 0, 0,
              Matrix::BT709, false, "blocks", " inverted");
   /* deeper formats on either side */
   scale_case(PixFmt::P010_10LE, 64, 36, PixFmt::RGBA, 32, 18, bilinear(), 1, 0,
@@ -457,6 +464,177 @@ same_size()
              Matrix::BT709, false, "scale", " placed, same size");
 }
 
+/* zcfilter's point effects */
+struct Fx
+{
+  const char *name;
+  double brightness, contrast, saturation, hue, gamma;
+  bool grayscale, invert;
+};
+
+static const Fx effect_settings[] = {
+  { "brightness -0.1", -0.1, 1, 1, 0, 1, false, false },
+  { "contrast 1.3", 0, 1.3, 1, 0, 1, false, false },
+  { "saturation 1.4 hue 0.3", 0, 1, 1.4, 0.3, 1, false, false },
+  { "hue -0.2", 0, 1, 1, -0.2, 1, false, false },
+  { "grayscale", 0, 1, 1, 0, 1, true, false },
+  { "gamma 2.2", 0, 1, 1, 0, 2.2, false, false },
+  { "invert", 0, 1, 1, 0, 1, false, true },
+  { "contrast 0.8 gamma 0.6 invert", 0, 0.8, 1, 0, 0.6, false, true },
+  { "all", -0.15, 0.8, 0.7, -0.35, 1.7, true, true },
+};
+
+static zc::ConvertParams
+with(const Fx &e, zc::ConvertParams p = bilinear())
+{
+  p.brightness = e.brightness;
+  p.contrast = e.contrast;
+  p.saturation = e.saturation;
+  p.hue = e.hue;
+  p.gamma = e.gamma;
+  p.grayscale = e.grayscale;
+  p.invert = e.invert;
+  return p;
+}
+
+static bool
+subsampled_format(PixFmt f)
+{
+  for (PixFmt s : { PixFmt::NV12, PixFmt::NV21, PixFmt::I420, PixFmt::YV12,
+                    PixFmt::Y42B, PixFmt::YUY2, PixFmt::UYVY })
+    if (f == s)
+      return true;
+  return false;
+}
+
+/* Point effects with the scaling or conversion (zcfilter brightness=-0.1
+ * ! video/x-raw,format=RGBA,width=1280,height=720, where users compare
+ * with videoconvertscale ! videobalance): the route runs the effects on
+ * the rows it has just stored, not the per-block code. Every setting into
+ * every 8-bit destination, scaled, enlarged, odd sizes, at the same size,
+ * and placed with borders (which the effects leave alone): on the chroma
+ * blocks, and off them, where a subsampled destination goes to the
+ * per-block code. */
+static void
+effects()
+{
+  const PixFmt dsts[] = {
+    PixFmt::RGBA,  PixFmt::BGRA, PixFmt::RGBx, PixFmt::BGRx, PixFmt::ARGB,
+    PixFmt::ABGR,  PixFmt::xRGB, PixFmt::xBGR, PixFmt::RGB,  PixFmt::BGR,
+    PixFmt::GRAY8, PixFmt::Y444, PixFmt::NV12, PixFmt::NV21, PixFmt::I420,
+    PixFmt::YV12,  PixFmt::Y42B, PixFmt::YUY2, PixFmt::UYVY,
+  };
+  const PixFmt srcs[] = { PixFmt::NV12, PixFmt::I420,  PixFmt::YUY2,
+                          PixFmt::RGBA, PixFmt::GRAY8, PixFmt::BGR };
+  struct Shape
+  {
+    int sw, sh, dw, dh;
+    const char *route; /* (at the same size, another route or the
+                          per-block code may take a pair) */
+  };
+  const Shape shapes[] = {
+    { 64, 36, 32, 18, "scale" },
+    { 37, 21, 23, 13, "scale" },
+    { 20, 12, 45, 27, "scale" },
+    { 37, 21, 37, 21, "*" },
+  };
+  int k = 0;
+  for (const Fx &e : effect_settings) {
+    for (PixFmt d : dsts) {
+      for (const Shape &z : shapes) {
+        const PixFmt sf = srcs[k % 6];
+        const std::string what = std::string(" ") + e.name;
+        HostFrame src(sf, z.sw, z.sh, k % 5, k % 3, (Matrix)(k % 3), k & 1);
+        src.randomize();
+        const std::string name = std::string(zc::pixfmt_name(sf)) + " -> "
+                                 + zc::pixfmt_name(d) + " "
+                                 + size_name(z.sw, z.sh, z.dw, z.dh) + what;
+        check_route(name.c_str(), src, d, z.dw, z.dh, with(e), z.route, k % 4,
+                    k % 5, k % 3, (Matrix)((k + 1) % 3), k % 4 == 1);
+        k++;
+      }
+      /* placed with borders: on the chroma blocks, and off them */
+      zc::ConvertParams on = with(e);
+      on.dst_x = 4;
+      on.dst_y = 2;
+      on.dst_w = 64;
+      on.dst_h = 36;
+      on.border_argb = 0xff20c040u;
+      scale_case(srcs[k % 6], 97, 75, d, 72, 40, on, k % 4, k % 3, 0,
+                 Matrix::BT601, k & 1, "scale",
+                 (std::string(" placed, ") + e.name).c_str());
+      zc::ConvertParams off = on;
+      off.dst_x = 3;
+      off.dst_y = 1;
+      off.dst_w = 61;
+      off.dst_h = 33;
+      scale_case(srcs[k % 6], 97, 75, d, 72, 40, off, k % 4, 0, k % 3,
+                 Matrix::BT709, false,
+                 subsampled_format(d) ? "blocks" : "scale",
+                 (std::string(" placed off the blocks, ") + e.name).c_str());
+      k++;
+    }
+  }
+  /* the requests of the report: HD into RGBA scaled and not, and into
+   * NV12 scaled (the effects make it a conversion through 4:4:4, not
+   * videoscale's plane by plane) */
+  zc::ConvertParams b = with(effect_settings[0]);
+  scale_case(PixFmt::NV12, 1920, 1080, PixFmt::RGBA, 1280, 720, b, 0, 0, 0,
+             Matrix::BT709, false, "scale", " brightness");
+  scale_case(PixFmt::NV12, 1920, 1080, PixFmt::RGBA, 1920, 1080, b, 0, 0, 0,
+             Matrix::BT709, false, "scale", " brightness");
+  scale_case(PixFmt::NV12, 1920, 1080, PixFmt::NV12, 1280, 720, b, 0, 0, 0,
+             Matrix::BT709, false, "scale", " brightness");
+}
+
+/* One request with effects writes what the conversion alone followed by
+ * the effects alone on its output write (zcfilter ! zcfilter
+ * brightness=...), whichever routes they take: into another format, where
+ * the conversion's plan does not depend on the effects. */
+static void
+effects_fused_as_split()
+{
+  struct Pair
+  {
+    PixFmt s, d;
+    int sw, sh, dw, dh;
+  };
+  const Pair pairs[] = {
+    { PixFmt::NV12, PixFmt::RGBA, 640, 360, 320, 180 },
+    { PixFmt::NV12, PixFmt::RGBA, 160, 90, 160, 90 },
+    { PixFmt::I420, PixFmt::BGRx, 99, 51, 33, 17 },
+    { PixFmt::RGBA, PixFmt::NV12, 128, 72, 64, 36 },
+    { PixFmt::YUY2, PixFmt::RGB, 33, 17, 64, 40 },
+  };
+  int k = 0;
+  for (const Pair &pr : pairs) {
+    HostFrame src(pr.s, pr.sw, pr.sh);
+    src.randomize();
+    for (const Fx &e : effect_settings) {
+      const unsigned t = k++ % 4;
+      HostFrame fused(pr.d, pr.dw, pr.dh), mid(pr.d, pr.dw, pr.dh),
+          split(pr.d, pr.dw, pr.dh);
+      const std::string name = std::string(zc::pixfmt_name(pr.s)) + " -> "
+                               + zc::pixfmt_name(pr.d) + " "
+                               + size_name(pr.sw, pr.sh, pr.dw, pr.dh) + " "
+                               + e.name + ", fused and split";
+      bool ok = zc::convert_cpu(src.desc, fused.desc, with(e), t)
+                && zc::convert_cpu(src.desc, mid.desc, bilinear(), t)
+                && zc::convert_cpu(mid.desc, split.desc,
+                                   with(e, zc::ConvertParams()), t);
+      if (!check(ok, "%s: refused", name.c_str()))
+        continue;
+      bool same = true;
+      for (int p = 0; p < zc::pixfmt_n_planes(pr.d); p++)
+        same = same
+               && std::memcmp(fused.desc.planes[p], split.desc.planes[p],
+                              fused.plane_bytes(p))
+                      == 0;
+      check(same, "%s: the bytes differ", name.c_str());
+    }
+  }
+}
+
 static int
 cpu_tests()
 {
@@ -467,6 +645,8 @@ cpu_tests()
   subsampled();
   random_requests();
   not_taken();
+  effects();
+  effects_fused_as_split();
   benchmark_case();
   return 0;
 }

@@ -349,6 +349,107 @@ GST_START_TEST (test_filter_n_threads_does_not_change_the_output)
 
 GST_END_TEST;
 
+/* @in (of @in_info) through "zcupload ! zcfilter ! capsfilter @mid_caps !
+ * zcfilter @props"; the output, with its caps' info in @out_info */
+static GstBuffer *
+run_two_filters (GstBuffer * in, const GstVideoInfo * in_info,
+    const gchar * mid_caps, const gchar * props, GstVideoInfo * out_info)
+{
+  gchar *desc = g_strdup_printf ("zcupload ! zcfilter name=f0 ! "
+      "capsfilter caps=\"%s\" ! zcfilter name=f1 %s ! capsfilter "
+      "caps=\"video/x-raw(memory:CUDAZeroCopy)\"", mid_caps, props);
+  GstHarness *hr = gst_harness_new_parse (desc);
+  g_free (desc);
+  gst_harness_set_src_caps (hr, zc_test_raw_caps (GST_VIDEO_INFO_FORMAT
+          (in_info), GST_VIDEO_INFO_WIDTH (in_info),
+          GST_VIDEO_INFO_HEIGHT (in_info)));
+  GstBuffer *out = NULL;
+  if (gst_harness_push (hr, gst_buffer_ref (in)) == GST_FLOW_OK)
+    out = gst_harness_try_pull (hr);
+  if (out) {
+    GstCaps *oc = gst_pad_get_current_caps (hr->sinkpad);
+    fail_unless (oc && gst_video_info_from_caps (out_info, oc));
+    gst_caps_unref (oc);
+  }
+  gst_harness_teardown (hr);
+  return out;
+}
+
+/* Point effects in the zcfilter that converts and scales (zcfilter
+ * brightness=-0.1 ! video/x-raw,format=RGBA,width=1280,height=720, which
+ * users hold against videoconvertscale ! videobalance) give the bytes of
+ * two zcfilters, one converting and one with the effects, and of the CPU
+ * reference. On the CPU backend the conversion's own route runs them on
+ * the rows it stores (tests/kernels/test-fast-scale.cpp pins the route). */
+GST_START_TEST (test_filter_effects_with_conversion_match_two_filters)
+{
+  struct
+  {
+    GstVideoFormat in;
+    gint w, h;
+    const gchar *format;
+    gint ow, oh;
+    const gchar *props;
+    double brightness, contrast, saturation, hue, gamma;
+    gboolean grayscale, invert;
+  } cases[] = {
+    {GST_VIDEO_FORMAT_NV12, 192, 108, "RGBA", 128, 72, "brightness=-0.1",
+        -0.1, 1, 1, 0, 1, FALSE, FALSE},
+    {GST_VIDEO_FORMAT_NV12, 192, 108, "RGBA", 192, 108,
+        "contrast=1.3 saturation=1.4 hue=0.2", 0, 1.3, 1.4, 0.2, 1, FALSE,
+        FALSE},
+    {GST_VIDEO_FORMAT_I420, 96, 54, "BGRx", 64, 36, "gamma=2.2 invert=true",
+        0, 1, 1, 0, 2.2, FALSE, TRUE},
+    {GST_VIDEO_FORMAT_NV12, 97, 55, "RGB", 65, 37,
+        "grayscale=true brightness=0.2", 0.2, 1, 1, 0, 1, TRUE, FALSE},
+    {GST_VIDEO_FORMAT_RGBA, 96, 54, "NV12", 64, 36,
+        "saturation=0.5 contrast=0.8 invert=true", 0, 0.8, 0.5, 0, 1, FALSE,
+        TRUE},
+  };
+  for (auto & c:cases) {
+    gchar *caps = g_strdup_printf ("video/x-raw(memory:CUDAZeroCopy),"
+        "format=%s,width=%d,height=%d", c.format, c.ow, c.oh);
+    gchar *what = g_strdup_printf ("%s %dx%d -> %s, %s",
+        gst_video_format_to_string (c.in), c.w, c.h, caps, c.props);
+    GstBuffer *in;
+    GstVideoInfo ii, oi, si;
+    GstBuffer *fused = run_one_frame (c.in, c.w, c.h, c.props, caps, &in, &ii,
+        &oi);
+    fail_unless (fused != NULL, "%s: no output", what);
+    GstBuffer *split = run_two_filters (in, &ii, caps, c.props, &si);
+    fail_unless (split != NULL, "%s: no output from two zcfilters", what);
+    fail_unless (gst_video_info_is_equal (&oi, &si), "%s: the two outputs "
+        "differ in caps", what);
+
+    GstVideoFrame ff, fs;
+    fail_unless (zc_test_frame_map (&ff, &oi, fused, GST_MAP_READ));
+    fail_unless (zc_test_frame_map (&fs, &si, split, GST_MAP_READ));
+    std::string diff = zc_test_compare_identical (&fs, &ff, what);
+    gst_video_frame_unmap (&fs);
+    gst_video_frame_unmap (&ff);
+    fail_unless (diff.empty (), "one zcfilter against two: %s", diff.c_str ());
+
+    zc::ConvertParams p;
+    p.sampling = zc::Sampling::Bilinear;
+    p.brightness = c.brightness;
+    p.contrast = c.contrast;
+    p.saturation = c.saturation;
+    p.hue = c.hue;
+    p.gamma = c.gamma;
+    p.grayscale = c.grayscale;
+    p.invert = c.invert;
+    diff = compare_with_reference (in, &ii, fused, &oi, p, what);
+    fail_unless (diff.empty (), "%s", diff.c_str ());
+    gst_buffer_unref (split);
+    gst_buffer_unref (fused);
+    gst_buffer_unref (in);
+    g_free (what);
+    g_free (caps);
+  }
+}
+
+GST_END_TEST;
+
 GST_START_TEST (test_filter_crop_properties_shrink_the_output)
 {
   GstBuffer *in;
@@ -907,6 +1008,7 @@ zcfilter_suite (void)
   tcase_add_test (tc, test_filter_same_caps_in_and_out);
   tcase_add_test (tc, test_filter_converts_format_and_size_from_caps);
   tcase_add_test (tc, test_filter_n_threads_does_not_change_the_output);
+  tcase_add_test (tc, test_filter_effects_with_conversion_match_two_filters);
   tcase_add_test (tc, test_filter_crop_properties_shrink_the_output);
   tcase_add_test (tc, test_filter_honours_crop_meta);
   tcase_add_test (tc, test_filter_rotation_swaps_width_and_height);
