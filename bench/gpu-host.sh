@@ -10,10 +10,11 @@
 #       # (zc-latency; PEER=RUNNER adds nvcodec of a second GStreamer:
 #       # RUNNER is a script that runs a program with it, e.g. the
 #       # GStreamer 1.26 bundle's run.sh)
-#   PY=PYTHON bash bench/gpu-host.sh multiprocess
+#   PY=PYTHON [MPS=1] bash bench/gpu-host.sh multiprocess
 #       # frames across processes: python/unixfd, python/cudaipc,
-#       # python/rtp and zc-multiprocess.py, with a Python whose GStreamer
-#       # (1.24 or later) has unixfd and PyGObject (tools/trixie-bundle.sh)
+#       # python/rtp and zc-multiprocess.py (MPS=1: once more under MPS),
+#       # with a Python whose GStreamer (1.24 or later) has unixfd and
+#       # PyGObject (tools/trixie-bundle.sh)
 #   bash bench/gpu-host.sh compare BUILD_A BUILD_B [PASSES]
 #       # NV12 4K to RGBA 1080p, kernel (zc-compute-bench) and pipeline
 #       # (zc-bench), with the plugin and programs of each build in turn
@@ -103,9 +104,24 @@ multiprocess)
     timeout 300 "$py" tests/python/$t.py > "$out/python-$t.log" 2>&1
     echo "python/$t rc=$?"; tail -n 30 "$out/python-$t.log"
   done
+  # as written, then with queues before the zcdownloads; MPS=1 repeats the
+  # queued one under NVIDIA's MPS (a daemon of this user, stopped after)
   timeout 300 "$py" bench/zc-multiprocess.py --frames 1500 --runs 3 \
     > "$out/zc-multiprocess.txt" 2>&1
   echo "zc-multiprocess rc=$?"; cat "$out/zc-multiprocess.txt"
+  timeout 300 "$py" bench/zc-multiprocess.py --frames 1500 --runs 3 --queue 8 \
+    > "$out/zc-multiprocess-queue.txt" 2>&1
+  echo "zc-multiprocess --queue 8 rc=$?"; cat "$out/zc-multiprocess-queue.txt"
+  if [ "${MPS:-0}" = 1 ] && command -v nvidia-cuda-mps-control >/dev/null; then
+    export CUDA_MPS_PIPE_DIRECTORY=${TMPDIR:-/tmp}/zc-mps-pipe
+    export CUDA_MPS_LOG_DIRECTORY=${TMPDIR:-/tmp}/zc-mps-log
+    mkdir -p "$CUDA_MPS_PIPE_DIRECTORY" "$CUDA_MPS_LOG_DIRECTORY"
+    nvidia-cuda-mps-control -d
+    timeout 300 "$py" bench/zc-multiprocess.py --frames 1500 --runs 3 --queue \
+      > "$out/zc-multiprocess-mps.txt" 2>&1
+    echo "zc-multiprocess --queue, MPS rc=$?"; cat "$out/zc-multiprocess-mps.txt"
+    echo quit | nvidia-cuda-mps-control
+  fi
   ;;
 suite)
   suite
