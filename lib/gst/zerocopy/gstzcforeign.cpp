@@ -40,6 +40,7 @@
 #include "gstzccuda-private.h"
 
 #include <gst/video/video.h>
+#include <algorithm>
 #include <atomic>
 #include <iterator>
 #include <map>
@@ -472,14 +473,20 @@ gst_zc_host_unregister (guint8 * start, gsize length)
 #if GST_ZC_HAVE_CUDA
 /* One cudaHostRegister() call: a page-aligned span. CUDA refuses a page
  * registered twice, and two allocations of a heap often share a page, so a
- * memory whose pages lie wholly inside a span uses that span. It may do so
- * only while the memory the span was registered for lives: its pages then
- * hold live bytes of that memory, so the allocator cannot have given them
- * back to the system, and mapped new ones at the same address, since the
- * registration. A span lives while a memory uses it. A memory that shares
- * only some of its pages with a span is not registered (the copy engines
- * do not copy across two registrations): it is copied, and tried again the
- * next time it comes, when that span may be gone. */
+ * memory uses the spans that already hold some of its pages and registers
+ * only the pages no span holds. It may use a span only while the memory
+ * the span was registered for lives: the pages they share then hold live
+ * bytes of that memory, so the allocator cannot have given them back to
+ * the system, and mapped new ones at the same address, since the
+ * registration. A span lives while a memory uses it.
+ *
+ * A memory over more than one span (its first page the end of the memory
+ * before it in the heap, its last the start of the one after) is one range
+ * of GPU addresses only where CUDA maps registered pages at their host
+ * addresses, as it does wherever the host pointer is usable on the device;
+ * kernels read across the spans there, and copies are cut at each seam
+ * between two spans (the copy engines refuse a source that leaves its
+ * registration). */
 struct HostSpan
 {
   guint8 *start = nullptr;      /* page-aligned */
@@ -489,11 +496,14 @@ struct HostSpan
   bool creator_alive = true;
 };
 
-/* What a memory holds (its qdata) */
+#define MAX_SPANS (GST_ZC_MAX_SEAMS + 1)
+
+/* What a memory holds (its qdata): the spans over its pages, ascending */
 struct Registration
 {
-  HostSpan *span = nullptr;     /* NULL: CUDA refused the pages */
-  bool created = false;         /* the span was registered for this memory */
+  HostSpan *spans[MAX_SPANS] = { };
+  bool created[MAX_SPANS] = { };        /* registered for this memory */
+  guint n = 0;                  /* 0: CUDA refused the pages */
 };
 
 static std::mutex registration_lock;
@@ -508,17 +518,10 @@ registration_quark (void)
   return q;
 }
 
-/* Runs when the registered memory is freed, before its bytes are */
+/* Under registration_lock: one memory less uses @s */
 static void
-registration_free (gpointer data)
+span_release (HostSpan * s, bool created)
 {
-  auto *r = static_cast < Registration * >(data);
-  HostSpan *s = r->span;
-  bool created = r->created;
-  delete r;
-  if (!s)
-    return;
-  std::lock_guard < std::mutex > lk (registration_lock);
   if (created)
     s->creator_alive = false;
   if (--s->users > 0)
@@ -526,6 +529,19 @@ registration_free (gpointer data)
   gst_zc_host_unregister (s->start, s->length);
   host_spans.erase ((guintptr) s->start);
   delete s;
+}
+
+/* Runs when the registered memory is freed, before its bytes are */
+static void
+registration_free (gpointer data)
+{
+  auto *r = static_cast < Registration * >(data);
+  {
+    std::lock_guard < std::mutex > lk (registration_lock);
+    for (guint i = 0; i < r->n; i++)
+      span_release (r->spans[i], r->created[i]);
+  }
+  delete r;
 }
 
 /* Why a memory's pages could not be made GPU-visible */
@@ -538,54 +554,144 @@ enum class SpanResult
   FAILED,                       /* CUDA refused: copy this memory always */
 };
 
-/* Under registration_lock: the span for the pages [start, end) into @r,
- * registered unless a span already holds them all */
+/* The offset of a span's GPU addresses from its host addresses */
+static inline gintptr
+span_shift (const HostSpan * s)
+{
+  return (gintptr) ((guintptr) s->device - (guintptr) s->start);
+}
+
+/* Under registration_lock: the spans over the pages [start, end) into @r,
+ * those that already hold some of them used, the rest registered */
 static SpanResult
 cover_pages (guint8 * start, guint8 * end, guint64 max_bytes,
     Registration * r, gsize * registered_now)
 {
+  /* the spans that hold some of the pages, ascending */
+  HostSpan *held[MAX_SPANS];
+  guint n_held = 0;
   auto it = host_spans.upper_bound ((guintptr) start);
   if (it != host_spans.begin ()) {
     HostSpan *s = std::prev (it)->second;
-    if (s->start + s->length > start) {
-      if (s->start + s->length < end || !s->creator_alive) {
-        GST_DEBUG ("pages at %p share a page with the registration at %p, "
-            "which they cannot use: copied", start, s->start);
-        return SpanResult::BUSY;
-      }
-      s->users++;
-      r->span = s;
-      return SpanResult::OK;
+    if (s->start + s->length > start)
+      held[n_held++] = s;
+  }
+  for (; it != host_spans.end () && it->second->start < end; ++it) {
+    if (n_held == MAX_SPANS) {
+      GST_DEBUG ("pages at %p lie across more than %d registrations: copied",
+          start, MAX_SPANS);
+      return SpanResult::BUSY;
+    }
+    held[n_held++] = it->second;
+  }
+  for (guint i = 0; i < n_held; i++) {
+    HostSpan *s = held[i];
+    if (!s->creator_alive) {
+      GST_DEBUG ("pages at %p share a page with the registration at %p, "
+          "whose memory has gone: copied until it goes", start, s->start);
+      return SpanResult::BUSY;
+    }
+    if (span_shift (s) != 0 && (s->start > start || s->start + s->length <
+            end)) {
+      /* the spans would not be one range of GPU addresses */
+      GST_DEBUG ("pages at %p share a page with the registration at %p, "
+          "which is mapped elsewhere on the GPU: copied", start, s->start);
+      return SpanResult::BUSY;
     }
   }
-  if (it != host_spans.end () && it->second->start < end) {
-    GST_DEBUG ("pages at %p share a page with the registration at %p, "
-        "which they cannot use: copied", start, it->second->start);
-    return SpanResult::BUSY;
+
+  /* the pages no span holds */
+  guint8 *gap_start[MAX_SPANS], *gap_end[MAX_SPANS];
+  guint n_gaps = 0;
+  guint8 *at = start;
+  for (guint i = 0; i <= n_held; i++) {
+    guint8 *next = i < n_held ? std::max (held[i]->start, start) : end;
+    if (next > at) {
+      if (n_held + n_gaps == MAX_SPANS) {
+        GST_DEBUG ("pages at %p would lie across more than %d "
+            "registrations: copied", start, MAX_SPANS);
+        return SpanResult::BUSY;
+      }
+      gap_start[n_gaps] = at;
+      gap_end[n_gaps++] = next;
+    }
+    if (i < n_held)
+      at = std::max (at, held[i]->start + held[i]->length);
   }
 
-  gsize length = end - start;
-  guint8 *d = nullptr;
-  switch (gst_zc_host_register (start, length, max_bytes, &d)) {
-    case GST_ZC_HOST_REGISTERED:
-      break;
-    case GST_ZC_HOST_OVER_LIMIT:
-      return SpanResult::OVER_LIMIT;
-    case GST_ZC_HOST_REFUSED:
-      /* this memory is copied, and not tried again */
-      return SpanResult::FAILED;
+  HostSpan *made[MAX_SPANS];
+  guint n_made = 0;
+  SpanResult result = SpanResult::OK;
+  for (guint g = 0; g < n_gaps && result == SpanResult::OK; g++) {
+    gsize length = gap_end[g] - gap_start[g];
+    guint8 *d = nullptr;
+    switch (gst_zc_host_register (gap_start[g], length, max_bytes, &d)) {
+      case GST_ZC_HOST_REGISTERED:
+        break;
+      case GST_ZC_HOST_OVER_LIMIT:
+        result = SpanResult::OVER_LIMIT;
+        continue;
+      case GST_ZC_HOST_REFUSED:
+        /* this memory is copied, and not tried again */
+        result = SpanResult::FAILED;
+        continue;
+    }
+    auto *s = new HostSpan;
+    s->start = gap_start[g];
+    s->length = length;
+    s->device = d;
+    made[n_made++] = s;
+    if (n_held + n_gaps > 1 && span_shift (s) != 0) {
+      GST_DEBUG ("pages at %p are mapped elsewhere on the GPU, and share "
+          "pages with another registration: copied", gap_start[g]);
+      result = SpanResult::BUSY;
+    }
   }
-  auto *s = new HostSpan;
-  s->start = start;
-  s->length = length;
-  s->device = d;
-  s->users = 1;
-  host_spans[(guintptr) start] = s;
-  r->span = s;
-  r->created = true;
+  if (result != SpanResult::OK) {
+    for (guint i = 0; i < n_made; i++) {
+      gst_zc_host_unregister (made[i]->start, made[i]->length);
+      delete made[i];
+    }
+    return result;
+  }
+
+  /* held and made, merged in address order */
+  guint h = 0, m = 0;
+  gsize now = 0;
+  while (h < n_held || m < n_made) {
+    bool take_made = h == n_held ||
+        (m < n_made && made[m]->start < held[h]->start);
+    HostSpan *s = take_made ? made[m++] : held[h++];
+    s->users++;
+    if (take_made) {
+      host_spans[(guintptr) s->start] = s;
+      now += s->length;
+    }
+    r->created[r->n] = take_made;
+    r->spans[r->n++] = s;
+  }
+  if (r->n > 1)
+    GST_DEBUG ("pages at %p lie across %u registrations, %" G_GSIZE_FORMAT
+        " bytes registered for them", start, r->n, now);
   if (registered_now)
-    *registered_now = length;
+    *registered_now = now;
   return SpanResult::OK;
+}
+
+/* Sets on @wrapper, over @size bytes at @device, the seams between @r's
+ * spans that lie inside it */
+static void
+set_seams (GstMemory * wrapper, const Registration * r, const guint8 * device,
+    gsize size)
+{
+  const guint8 *seams[GST_ZC_MAX_SEAMS];
+  guint n = 0;
+  for (guint i = 1; i < r->n; i++) {
+    const guint8 *seam = r->spans[i]->device;
+    if (seam > device && seam < device + size)
+      seams[n++] = seam;
+  }
+  gst_zc_memory_set_seams (wrapper, seams, n);
 }
 #endif
 
@@ -665,7 +771,7 @@ gst_zc_buffer_adopt_host (GstAllocator * mapped_allocator, GstBuffer * buffer,
       }
     }
   }
-  if (!r->span)
+  if (r->n == 0)
     return NULL;
 
   GstZcHeldFrame held;
@@ -687,9 +793,13 @@ gst_zc_buffer_adopt_host (GstAllocator * mapped_allocator, GstBuffer * buffer,
           recycled_quark (), rec, gst_zc_recycled_drop);
     }
   }
-  return gst_zc_recycled_wrap (rec, mapped_allocator, host,
-      r->span->device + (host - r->span->start), held.info.size, buffer,
-      &held);
+  guint8 *device = r->spans[0]->device + (host - r->spans[0]->start);
+  gsize size = held.info.size;
+  GstBuffer *out = gst_zc_recycled_wrap (rec, mapped_allocator, host, device,
+      size, buffer, &held);
+  if (out)
+    set_seams (gst_buffer_peek_memory (out, 0), r, device, size);
+  return out;
 #else
   (void) max_registered_bytes;
   return NULL;

@@ -12,6 +12,8 @@
 
 #include "gstzcgpupasses-private.h"
 #include "gstzccuda-private.h"
+#include "gstzccopysplit-private.h"
+#include "gstzcmemory-private.h"
 
 GST_DEBUG_CATEGORY_STATIC (gst_zc_gpu_passes_debug);
 #define GST_CAT_DEFAULT gst_zc_gpu_passes_debug
@@ -173,17 +175,36 @@ cuda_failure (GstZcGpuResult * r, const char *what, cudaError_t err)
       cudaGetErrorString (err));
 }
 
-/* Copies frame @src to @dst (same format and size) plane by plane, on the
- * copy engines, in @stream; adds the bytes moved to @bytes. */
+/* One copy on the copy engines, in @stream, cut at the seams of @src_mem
+ * (a foreign memory over more than one registration), if any */
 static cudaError_t
-copy_frame_async (const zc::FrameDesc & src, const zc::FrameDesc & dst,
-    cudaStream_t stream, gsize * bytes)
+copy_2d_async (const gst_zc::Copy2D & c, GstZcMemory * src_mem,
+    cudaStream_t stream)
+{
+  const guint8 *const *seams = nullptr;
+  guint n_seams = src_mem ? gst_zc_memory_get_seams (src_mem, &seams) : 0;
+  return gst_zc::split_copy_at_seams (c, seams, n_seams, cudaSuccess,
+      [stream](const gst_zc::Copy2D & p) {
+        return cudaMemcpy2DAsync (p.dst, p.dst_stride, p.src, p.src_stride,
+            p.row_bytes, p.rows, cudaMemcpyDefault, stream);
+      });
+}
+
+/* Copies frame @src (the bytes of @src_mem, or NULL for memory of ours) to
+ * @dst (same format and size) plane by plane, on the copy engines, in
+ * @stream; adds the bytes moved to @bytes. */
+static cudaError_t
+copy_frame_async (const zc::FrameDesc & src, GstZcMemory * src_mem,
+    const zc::FrameDesc & dst, cudaStream_t stream, gsize * bytes)
 {
   for (int p = 0; p < zc::pixfmt_n_planes (src.fmt); p++) {
     size_t row = zc::pixfmt_plane_row_bytes (src.fmt, p, src.width);
     int rows = zc::pixfmt_plane_rows (src.fmt, p, src.height);
-    cudaError_t err = cudaMemcpy2DAsync (dst.planes[p], dst.strides[p],
-        src.planes[p], src.strides[p], row, rows, cudaMemcpyDefault, stream);
+    gst_zc::Copy2D c = { (const uint8_t *) src.planes[p],
+      (size_t) src.strides[p], (uint8_t *) dst.planes[p],
+      (size_t) dst.strides[p], row, (size_t) rows
+    };
+    cudaError_t err = copy_2d_async (c, src_mem, stream);
     if (err != cudaSuccess)
       return err;
     *bytes += row * rows;
@@ -270,7 +291,7 @@ gst_zc_gpu_passes_run (GstZcGpuPasses * passes,
   if (!in_place && req->luts && in_type == GST_ZC_MEMORY_TYPE_MAPPED &&
       out_type == GST_ZC_MEMORY_TYPE_DEVICE) {
     /* the first of a chain: the input into the output, the table there */
-    err = copy_frame_async (src, dst, stream, &res->staged);
+    err = copy_frame_async (src, in.mem, dst, stream, &res->staged);
     src = dst;
   } else if (!in_place && req->convert &&
       should_stage_input (req, *in.desc, in_type, out_type)) {
@@ -287,7 +308,7 @@ gst_zc_gpu_passes_run (GstZcGpuPasses * passes,
           "fence", cudaSuccess);
     err = cudaStreamWaitEvent (st.stream, st.consumed[slot], 0);
     if (err == cudaSuccess)
-      err = copy_frame_async (src, copy, st.stream, &res->staged);
+      err = copy_frame_async (src, in.mem, copy, st.stream, &res->staged);
     if (err == cudaSuccess)
       err = cudaEventRecord (st.copied[slot], st.stream);
     if (err == cudaSuccess)
@@ -354,7 +375,7 @@ gst_zc_gpu_passes_run (GstZcGpuPasses * passes,
       return cuda_failure (res, "Could not record the GPU fence", err);
   }
   if (unstage) {
-    err = copy_frame_async (dst, *out.desc, stream, &res->staged);
+    err = copy_frame_async (dst, nullptr, *out.desc, stream, &res->staged);
     if (err != cudaSuccess)
       return cuda_failure (res, "Could not copy the output", err);
   }
@@ -381,8 +402,10 @@ gst_zc_gpu_copy_planes (gint device, gpointer stream_ptr,
   cudaError_t err = cudaSuccess;
   for (guint i = 0; ok && i < n; i++) {
     const GstZcGpuPlaneCopy & p = planes[i];
-    err = cudaMemcpy2DAsync (p.dst, p.dst_stride, p.src, p.src_stride,
-        p.row_bytes, p.rows, cudaMemcpyDefault, stream);
+    gst_zc::Copy2D c = { (const uint8_t *) p.src, p.src_stride,
+      (uint8_t *) p.dst, p.dst_stride, p.row_bytes, p.rows
+    };
+    err = copy_2d_async (c, in_mem, stream);
     ok = err == cudaSuccess;
   }
   bool foreign_pinned = false;

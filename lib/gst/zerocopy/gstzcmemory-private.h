@@ -17,6 +17,10 @@
  * the allocator's type, which every memory's existence implies */
 GST_DEBUG_CATEGORY_EXTERN (gst_zc_memory_debug);
 
+/* A foreign memory lies across at most three registrations: its first
+ * page another memory's, its middle its own, its last page a third's */
+#define GST_ZC_MAX_SEAMS 2
+
 struct _GstZcMemoryPrivate
 {
   GstZcMemoryType type = GST_ZC_MEMORY_TYPE_SYSTEM;
@@ -45,6 +49,11 @@ struct _GstZcMemoryPrivate
    * @release gives the bytes back to their owner once the fence is done */
   GDestroyNotify release = nullptr;
   gpointer release_data = nullptr;
+  /* Wrapped foreign host memory over more than one registration: the
+   * device addresses where one ends and the next begins, ascending, which
+   * copies must not cross (gstzccopysplit-private.h) */
+  const guint8 *seams[GST_ZC_MAX_SEAMS] = { };
+  guint n_seams = 0;
 };
 
 G_BEGIN_DECLS
@@ -114,5 +123,19 @@ GstMemory * gst_zc_memory_share (GstMemory * memory, gssize offset,
 G_GNUC_INTERNAL
 gboolean gst_zc_memory_is_span (GstMemory * mem1, GstMemory * mem2,
     gsize * offset);
+
+/* Where the copy engines must cut a copy whose source is @mem: @n (at most
+ * %GST_ZC_MAX_SEAMS) ascending device addresses at which one host
+ * registration of a wrapped foreign memory ends and the next begins. Set
+ * before the memory is handed out; the same for the memory's life. */
+G_GNUC_INTERNAL
+void gst_zc_memory_set_seams (GstMemory * mem, const guint8 * const * seams,
+    guint n);
+
+/* What gst_zc_memory_set_seams() set on @mem's root (none for memory of
+ * ours); returns the count and points @seams at them */
+G_GNUC_INTERNAL
+guint gst_zc_memory_get_seams (GstZcMemory * mem,
+    const guint8 * const ** seams);
 
 G_END_DECLS

@@ -868,6 +868,25 @@ gst_zc_memory_get_device_pointer (GstZcMemory * mem)
   return root_of (mem)->priv->device + mem->mem.offset;
 }
 
+void
+gst_zc_memory_set_seams (GstMemory * mem, const guint8 * const *seams, guint n)
+{
+  g_return_if_fail (gst_is_zc_memory (mem));
+  g_return_if_fail (n <= GST_ZC_MAX_SEAMS);
+  GstZcMemoryPrivate *priv = root_of ((GstZcMemory *) mem)->priv;
+  for (guint i = 0; i < n; i++)
+    priv->seams[i] = seams[i];
+  priv->n_seams = n;
+}
+
+guint
+gst_zc_memory_get_seams (GstZcMemory * mem, const guint8 * const **seams)
+{
+  GstZcMemoryPrivate *priv = root_of (mem)->priv;
+  *seams = priv->seams;
+  return priv->n_seams;
+}
+
 /**
  * gst_zc_memory_get_host_pointer:
  * @mem: (type Gst.Memory): a #GstZcMemory

@@ -8,6 +8,7 @@
 
 #if GST_ZC_HAVE_CUDA
 #include <cuda_runtime_api.h>
+#include <gst/zerocopy/gstzcgpupasses-private.h>
 
 #include <cstring>
 #include <unistd.h>
@@ -350,29 +351,69 @@ assert_gpu_reads (GstBuffer * adopted, const guint8 * want, const char *what)
       "%s: the GPU read other bytes", what);
 }
 
+/* @adopted copied by the copy engines as @rows rows of @row_bytes,
+ * @stride apart, into device memory, reads @want in the same layout */
+static void
+assert_copy_engines_read (GstBuffer * adopted, GstAllocator * device_alloc,
+    gsize row_bytes, gsize stride, guint rows, const guint8 * want,
+    const char *what)
+{
+  auto *in = (GstZcMemory *) gst_buffer_peek_memory (adopted, 0);
+  gsize bytes = (rows - 1) * stride + row_bytes;
+  fail_unless (bytes <= gst_buffer_get_size (adopted));
+  GstMemory *out = gst_allocator_alloc (device_alloc, bytes, NULL);
+  fail_unless (out != NULL);
+  auto *zout = (GstZcMemory *) out;
+  GstZcGpuPlaneCopy plane = { };
+  plane.src = (const guint8 *) gst_zc_memory_get_device_pointer (in);
+  plane.src_stride = stride;
+  plane.dst = (guint8 *) gst_zc_memory_get_device_pointer (zout);
+  plane.dst_stride = stride;
+  plane.row_bytes = row_bytes;
+  plane.rows = rows;
+  GstZcGpuResult res;
+  fail_unless (gst_zc_gpu_copy_planes (gst_zc_memory_get_device_id (zout),
+          NULL, in, zout, &plane, 1, &res), "%s: the copy failed: %s %s",
+      what, res.name, res.detail);
+  GstMapInfo map;
+  fail_unless (gst_memory_map (out, &map, GST_MAP_READ));
+  for (guint r = 0; r < rows; r++)
+    fail_unless (memcmp (map.data + r * stride, want + r * stride,
+            row_bytes) == 0, "%s: row %u copied wrong", what, r);
+  gst_memory_unmap (out, &map);
+  gst_memory_unref (out);
+}
+
 GST_START_TEST (test_foreign_memories_sharing_pages)
 {
   /* Two allocations of a heap often share a page, which CUDA registers
-   * once. A memory within the pages of a registered one uses that
-   * registration, which lives as long as either; one that shares only
-   * some of its pages is copied until the registration has gone. */
+   * once. A memory uses the registrations that hold some of its pages,
+   * while the memories they were made for live, and registers the rest:
+   * kernels read it across them, and copies of it are cut where they
+   * meet. A registration lives while any memory uses it. */
   GstZcContext *ctx = gst_zc_context_new (-1, NULL);
   fail_unless (ctx && gst_zc_context_has_gpu (ctx));
   fail_unless_equals_int (cudaSetDevice (gst_zc_context_get_device_id (ctx)),
       cudaSuccess);
+  int host_pointer_ok = 0;
+  fail_unless_equals_int (cudaDeviceGetAttribute (&host_pointer_ok,
+          cudaDevAttrCanUseHostPointerForRegisteredMem,
+          gst_zc_context_get_device_id (ctx)), cudaSuccess);
   GstAllocator *mapped = gst_zc_allocator_new (ctx, GST_ZC_MEMORY_TYPE_MAPPED);
+  GstAllocator *device = gst_zc_allocator_new (ctx, GST_ZC_MEMORY_TYPE_DEVICE);
   const gsize page = (gsize) sysconf (_SC_PAGESIZE);
   const guint64 no_cap = G_MAXUINT64;
-  auto *block = (guint8 *) aligned_alloc (page, 4 * page);
-  for (gsize i = 0; i < 4 * page; i++)
+  auto *block = (guint8 *) aligned_alloc (page, 5 * page);
+  for (gsize i = 0; i < 5 * page; i++)
     block[i] = (guint8) (i * 7 + (i >> 12));
   fail_unless_equals_int (gst_zc_registered_bytes (), 0);
 
   /* a: pages 0 to half of 2; b: the rest of page 2 and page 3; c: within
    * page 1 */
   gsize a_size = 2 * page + page / 2, c_off = page + 100;
+  gsize b_size = 4 * page - a_size;
   GstBuffer *a = sysmem_buffer_at (block, a_size);
-  GstBuffer *b = sysmem_buffer_at (block + a_size, 4 * page - a_size);
+  GstBuffer *b = sysmem_buffer_at (block + a_size, b_size);
   GstBuffer *c = sysmem_buffer_at (block + c_off, 200);
   gsize now = 0;
   GstBuffer *za = gst_zc_buffer_adopt_host (mapped, a, no_cap, &now);
@@ -381,37 +422,60 @@ GST_START_TEST (test_foreign_memories_sharing_pages)
   GstBuffer *zc = gst_zc_buffer_adopt_host (mapped, c, no_cap, &now);
   assert_gpu_reads (zc, block + c_off, "c, within a's pages");
   fail_unless_equals_int (now, 0);
-  fail_if (gst_zc_buffer_adopt_host (mapped, b, no_cap, &now),
-      "b shares only one of its pages with a's registration");
-  fail_unless_equals_int (gst_zc_registered_bytes (), 3 * page);
 
-  /* a goes: its registration stays for c, which still reads through it */
+  GstBuffer *zb = gst_zc_buffer_adopt_host (mapped, b, no_cap, &now);
+  if (!host_pointer_ok) {
+    /* two registrations are not one range of GPU addresses here */
+    fail_if (zb, "b adopted across registrations mapped apart");
+    gst_buffer_unref (b);
+    b = NULL;
+  } else {
+    fail_unless (zb != NULL, "b, whose first page is a's, not adopted");
+    /* only its own page is registered */
+    fail_unless_equals_int (now, page);
+    fail_unless_equals_int (gst_zc_registered_bytes (), 4 * page);
+    assert_gpu_reads (zb, block + a_size, "b, across a's page and its own");
+    /* rows that cross the page where the registrations meet */
+    assert_copy_engines_read (zb, device, 1000, 1100, 5, block + a_size,
+        "b by the copy engines");
+  }
+
+  /* a goes: its registration stays for c and b, which read through it */
   gst_buffer_unref (za);
   gst_buffer_unref (a);
-  fail_unless_equals_int (gst_zc_registered_bytes (), 3 * page);
   assert_gpu_reads (zc, block + c_off, "c after a went");
+  if (zb)
+    assert_gpu_reads (zb, block + a_size, "b after a went");
   /* a new memory over a's old pages may not use it: those pages could
    * have been given back to the system and mapped anew since */
   GstBuffer *d = sysmem_buffer_at (block, a_size);
   fail_if (gst_zc_buffer_adopt_host (mapped, d, no_cap, &now));
 
-  /* c goes, and the registration with it: b and then d are adopted */
+  /* e, in page 4, shares no page: a registration of its own, at once */
+  GstBuffer *e = sysmem_buffer_at (block + 4 * page + 8, 300);
+  GstBuffer *ze = gst_zc_buffer_adopt_host (mapped, e, no_cap, &now);
+  assert_gpu_reads (ze, block + 4 * page + 8, "e");
+  fail_unless_equals_int (now, page);
+  gst_buffer_unref (ze);
+  gst_buffer_unref (e);
+
+  /* c and b go, and every registration with them: d is adopted */
   gst_buffer_unref (zc);
   gst_buffer_unref (c);
+  if (zb) {
+    gst_buffer_unref (zb);
+    gst_buffer_unref (b);
+  }
   fail_unless_equals_int (gst_zc_registered_bytes (), 0);
-  GstBuffer *zb = gst_zc_buffer_adopt_host (mapped, b, no_cap, &now);
-  assert_gpu_reads (zb, block + a_size, "b, once a's registration went");
-  fail_unless_equals_int (now, 2 * page);
-  gst_buffer_unref (zb);
-  gst_buffer_unref (b);
   GstBuffer *zd = gst_zc_buffer_adopt_host (mapped, d, no_cap, &now);
-  assert_gpu_reads (zd, block, "d, once b went");
+  assert_gpu_reads (zd, block, "d, once a's registration went");
   fail_unless_equals_int (now, 3 * page);
   gst_buffer_unref (zd);
   gst_buffer_unref (d);
   fail_unless_equals_int (gst_zc_registered_bytes (), 0);
 
   free (block);
+  gst_object_unref (device);
   gst_object_unref (mapped);
   gst_object_unref (ctx);
 }

@@ -1,0 +1,204 @@
+/* gst-zerocopy: copies cut at registration seams
+ * SPDX-License-Identifier: LGPL-2.1-or-later
+ *
+ * A foreign frame adopted in place may lie across two or three host
+ * registrations, and the copy engines refuse a source that leaves its
+ * registration: the library cuts each plane's copy where it crosses a seam
+ * (lib/gst/zerocopy/gstzccopysplit-private.h). The cutting is arithmetic,
+ * checked here on host buffers with memcpy standing in for the copy
+ * engine's row copies: every byte moved once, to the right place, no piece
+ * across a seam. tests/check/gpu/zcmemory-gpu.cpp copies such a frame on
+ * the GPU.
+ */
+#include <gst/check/gstcheck.h>
+
+#include "../../../lib/gst/zerocopy/gstzccopysplit-private.h"
+
+#include <cstring>
+#include <vector>
+
+using gst_zc::Copy2D;
+
+namespace {
+
+/* What the copy engine does with one piece */
+void
+run_piece (const Copy2D & p)
+{
+  for (size_t r = 0; r < p.rows; r++)
+    memcpy (p.dst + r * p.dst_stride, p.src + r * p.src_stride, p.row_bytes);
+}
+
+/* The source bytes a piece reads: from its first byte to its last */
+bool
+piece_crosses (const Copy2D & p, const uint8_t * seam)
+{
+  const uint8_t *first = p.src;
+  const uint8_t *last = p.src + (p.rows - 1) * p.src_stride + p.row_bytes;
+  return seam > first && seam < last;
+}
+
+struct Cut
+{
+  std::vector < Copy2D > pieces;
+};
+
+Cut
+cut (const Copy2D & c, const std::vector < const uint8_t *>&seams)
+{
+  Cut out;
+  int r = gst_zc::split_copy_at_seams (c, seams.data (),
+      (unsigned) seams.size (), 0,[&out](const Copy2D & p) {
+        out.pieces.push_back (p);
+        return 0;
+      });
+  fail_unless_equals_int (r, 0);
+  return out;
+}
+
+}                               /* namespace */
+
+GST_START_TEST (test_copy_without_seam_inside_is_one_piece)
+{
+  std::vector < uint8_t > src (64 * 102), dst (64 * 100);
+  const uint8_t *first = src.data () + 64;
+  Copy2D c = { first, 64, dst.data (), 64, 60, 100 };
+  /* none, one before the first byte, one at it, one after the last */
+  Cut none = cut (c, { });
+  fail_unless_equals_int (none.pieces.size (), 1);
+  Cut outside = cut (c, { first - 1, first, first + 99 * 64 + 60,
+        first + 100 * 64
+      });
+  fail_unless_equals_int (outside.pieces.size (), 1);
+  const Copy2D & p = outside.pieces[0];
+  fail_unless (p.src == c.src && p.dst == c.dst && p.rows == c.rows &&
+      p.row_bytes == c.row_bytes);
+}
+
+GST_END_TEST;
+
+GST_START_TEST (test_nv12_luma_cut_where_the_heap_page_ends)
+{
+  /* A 1080p NV12 frame from the heap, 16 bytes into a page whose rest
+   * another frame's registration holds: rows 0 and 1 lie before the page
+   * ends, row 2 crosses it, the rest lie after */
+  const size_t page = 4096, stride = 1920;
+  std::vector < uint8_t > src (page + stride * 1080), dst (stride * 1080);
+  const uint8_t *seam = src.data () + page;
+  Copy2D c = { src.data () + 16, stride, dst.data (), stride, 1920, 1080 };
+  Cut got = cut (c, { seam });
+  fail_unless_equals_int (got.pieces.size (), 4);
+  fail_unless (got.pieces[0].src == c.src);
+  fail_unless_equals_int (got.pieces[0].rows, 2);
+  fail_unless_equals_int (got.pieces[0].row_bytes, 1920);
+  fail_unless (got.pieces[1].src == c.src + 2 * stride);
+  fail_unless_equals_int (got.pieces[1].rows, 1);
+  fail_unless_equals_int (got.pieces[1].row_bytes, page - 16 - 2 * stride);
+  fail_unless (got.pieces[2].src == seam);
+  fail_unless (got.pieces[2].dst == dst.data () + 2 * stride + (page - 16 -
+          2 * stride));
+  fail_unless_equals_int (got.pieces[2].rows, 1);
+  fail_unless_equals_int (got.pieces[2].row_bytes, 1920 - (page - 16 -
+          2 * stride));
+  fail_unless (got.pieces[3].src == c.src + 3 * stride);
+  fail_unless (got.pieces[3].dst == dst.data () + 3 * stride);
+  fail_unless_equals_int (got.pieces[3].rows, 1077);
+}
+
+GST_END_TEST;
+
+GST_START_TEST (test_cut_copies_move_every_byte_once)
+{
+  /* Many layouts: rows of 1 byte to three pages, padded strides, any
+   * start in a page, one or two seams on page boundaries inside the
+   * frame, in its padding or outside it */
+  const size_t page = 4096;
+  GRand *rng = g_rand_new_with_seed (20261206);
+  for (int round = 0; round < 2000; round++) {
+    size_t row_bytes = 1 + g_rand_int_range (rng, 0, 3 * page);
+    size_t pad = g_rand_boolean (rng) ? 0 : g_rand_int_range (rng, 1, page);
+    size_t rows = 1 + g_rand_int_range (rng, 0, 40);
+    size_t stride = row_bytes + pad;
+    size_t lead = g_rand_int_range (rng, 0, page);
+    size_t extent = (rows - 1) * stride + row_bytes;
+    std::vector < uint8_t > src (lead + extent + page);
+    std::vector < uint8_t > dst (rows * stride, 0);
+    std::vector < int >writes (rows * stride, 0);
+    for (size_t i = 0; i < src.size (); i++)
+      src[i] = (uint8_t) (i * 131 + round);
+
+    /* seams: page boundaries of the source, counted from src[0] */
+    size_t n_pages = (lead + extent) / page + 1;
+    std::vector < const uint8_t *>seams;
+    size_t first = g_rand_int_range (rng, 0, (gint32) n_pages + 1);
+    seams.push_back (src.data () + first * page);
+    if (g_rand_boolean (rng) && first < n_pages)
+      seams.push_back (src.data () + (first + 1 +
+              g_rand_int_range (rng, 0, (gint32) (n_pages - first))) * page);
+
+    Copy2D c = { src.data () + lead, stride, dst.data (), stride, row_bytes,
+      rows
+    };
+    Cut got = cut (c, seams);
+    fail_unless (got.pieces.size () <= 1 + 3 * seams.size (),
+        "round %d: %u pieces for %u seams", round,
+        (unsigned) got.pieces.size (), (unsigned) seams.size ());
+    for (const Copy2D & p:got.pieces) {
+      for (const uint8_t * s:seams)
+        fail_if (piece_crosses (p, s), "round %d: a piece crosses a seam",
+            round);
+      fail_unless (p.src_stride == stride && p.dst_stride == stride);
+      fail_unless (p.row_bytes <= stride);
+      for (size_t r = 0; r < p.rows; r++)
+        for (size_t b = 0; b < p.row_bytes; b++)
+          writes[p.dst + r * stride + b - dst.data ()]++;
+      run_piece (p);
+    }
+    for (size_t r = 0; r < rows; r++) {
+      size_t wrong = stride;
+      for (size_t b = 0; b < stride && wrong == stride; b++)
+        if (writes[r * stride + b] != (b < row_bytes ? 1 : 0))
+          wrong = b;
+      fail_unless (wrong == stride, "round %d: byte %u of row %u written "
+          "%d times", round, (unsigned) wrong, (unsigned) r,
+          wrong < stride ? writes[r * stride + wrong] : 0);
+      fail_unless (memcmp (dst.data () + r * stride, c.src + r * stride,
+              row_bytes) == 0, "round %d: row %u differs", round,
+          (unsigned) r);
+    }
+  }
+  g_rand_free (rng);
+}
+
+GST_END_TEST;
+
+GST_START_TEST (test_cut_copy_stops_at_first_failure)
+{
+  std::vector < uint8_t > src (8192), dst (8192);
+  Copy2D c = { src.data (), 100, dst.data (), 100, 100, 80 };
+  int calls = 0;
+  const uint8_t *seams[] = { src.data () + 4096 };
+  int r = gst_zc::split_copy_at_seams (c, seams, 1, 0,[&calls](const Copy2D &) {
+        return ++calls == 2 ? 11 : 0;
+      });
+  fail_unless_equals_int (r, 11);
+  fail_unless_equals_int (calls, 2);
+}
+
+GST_END_TEST;
+
+static Suite *
+copysplit_suite (void)
+{
+  Suite *s = suite_create ("copysplit");
+  TCase *tc = tcase_create ("general");
+
+  suite_add_tcase (s, tc);
+  tcase_add_test (tc, test_copy_without_seam_inside_is_one_piece);
+  tcase_add_test (tc, test_nv12_luma_cut_where_the_heap_page_ends);
+  tcase_add_test (tc, test_cut_copies_move_every_byte_once);
+  tcase_add_test (tc, test_cut_copy_stops_at_first_failure);
+  return s;
+}
+
+GST_CHECK_MAIN (copysplit);
