@@ -21,11 +21,13 @@
  * registration stays with the memory until its owner frees it, so a pool
  * that recycles its buffers, or a source that repeats one frame, pays for
  * it once; `stats` counts `adopted-buffers`, `registrations` and
- * `bytes-registered`. Past `adopt-max-bytes` registered in the process, for
- * memory that cannot be registered, or for memory that shares a page with
- * another memory's registration but is not wholly inside it (two heap
- * allocations side by side), the frame is copied once into a pool buffer,
- * honouring its #GstVideoMeta strides, and counted in `stats`.
+ * `bytes-registered`. Two heap allocations side by side share a page: a
+ * frame uses its neighbour's registration for that page and registers the
+ * rest. Past `adopt-max-bytes` registered in the process, for memory that
+ * cannot be registered, or for memory over pages whose registration
+ * outlived the memory it was made for, the frame is copied once into a
+ * pool buffer, honouring its #GstVideoMeta strides, and counted in
+ * `stats`.
  *
  * Frames from another process (`unixfdsrc`, GStreamer 1.24) come as a new
  * file descriptor each: zcupload knows their file by its identity, maps it
