@@ -254,7 +254,11 @@ init_device(DeviceState &d, int device)
   if (err != cudaSuccess)
     return err;
   cudaFuncAttributes attr;
-  for (auto *kernel : {convert_tiled_kernel<true>, convert_tiled_kernel<false>}) {
+  /* typed: GCC 9 deduces no initializer_list from two template-ids */
+  using TiledKernel = decltype(&convert_tiled_kernel<true>);
+  const TiledKernel tiled[] = {convert_tiled_kernel<true>,
+                               convert_tiled_kernel<false>};
+  for (TiledKernel kernel : tiled) {
     err = cudaFuncGetAttributes(&attr, kernel);
     if (err != cudaSuccess)
       return err;
