@@ -354,11 +354,11 @@ if want e; then
   # frames: GST_DEBUG of the library's foreign-memory and filter code
   p3=$(at "$src ! identity drop-allocation=true ! zcupload ! zcfilter ! $zcout" "$n" '')
   read -r -a argv3 <<<"$p3"
-  GST_DEBUG=zcforeign:5 timeout "$tmo" gst-launch-1.0 -q "${argv3[@]}" >"$tmp/e3.log" 2>&1 || true
+  GST_DEBUG=zcforeign:5,zchostspans:5 timeout "$tmo" gst-launch-1.0 -q "${argv3[@]}" >"$tmp/e3.log" 2>&1 || true
   printf 'e (3) foreign recycling pool | registrations over %d frames | %s\n' "$n" \
     "$(grep -c 'registered [0-9]* bytes' "$tmp/e3.log" || true)"
   printf 'e (3) foreign recycling pool | not adopted (log lines: a frame copied, or a memory that could not be registered) | %s\n' \
-    "$(grep -cE 'which they cannot use: copied|not registering|cannot register' "$tmp/e3.log" || true)"
+    "$(grep -cE ': copied|copied until it goes|not registering|cannot register' "$tmp/e3.log" || true)"
   first="(1) pool source"
   while IFS= read -r row; do
     [ -n "$row" ] || continue

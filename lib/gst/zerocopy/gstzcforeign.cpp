@@ -38,12 +38,10 @@
 #include "gstzcmemory-private.h"
 #include "gstzcutils.h"
 #include "gstzccuda-private.h"
+#include "gstzchostspans-private.h"
 
 #include <gst/video/video.h>
-#include <algorithm>
 #include <atomic>
-#include <iterator>
-#include <map>
 #include <mutex>
 #include <string.h>
 #include <unistd.h>
@@ -471,45 +469,16 @@ gst_zc_host_unregister (guint8 * start, gsize length)
 /* ---------------------------------------------------------------------- */
 
 #if GST_ZC_HAVE_CUDA
-/* One cudaHostRegister() call: a page-aligned span. CUDA refuses a page
- * registered twice, and two allocations of a heap often share a page, so a
- * memory uses the spans that already hold some of its pages and registers
- * only the pages no span holds. It may use a span only while the memory
- * the span was registered for lives: the pages they share then hold live
- * bytes of that memory, so the allocator cannot have given them back to
- * the system, and mapped new ones at the same address, since the
- * registration. A span lives while a memory uses it.
- *
- * A memory over more than one span (its first page the end of the memory
- * before it in the heap, its last the start of the one after) is one range
- * of GPU addresses only where CUDA maps registered pages at their host
- * addresses, as it does wherever the host pointer is usable on the device;
- * kernels read across the spans there, and copies are cut at each seam
- * between two spans (the copy engines refuse a source that leaves its
- * registration). */
-struct HostSpan
-{
-  guint8 *start = nullptr;      /* page-aligned */
-  gsize length = 0;
-  guint8 *device = nullptr;     /* the GPU's address of start */
-  guint users = 0;              /* memories whose bytes it covers */
-  bool creator_alive = true;
-};
-
-#define MAX_SPANS (GST_ZC_MAX_SEAMS + 1)
-
-/* What a memory holds (its qdata): the spans over its pages, ascending */
-struct Registration
-{
-  HostSpan *spans[MAX_SPANS] = { };
-  bool created[MAX_SPANS] = { };        /* registered for this memory */
-  guint n = 0;                  /* 0: CUDA refused the pages */
-};
+/* The spans registered for foreign memory (gstzchostspans-private.h): what
+ * each memory uses is its qdata, a gst_zc::HostRegistration */
+static_assert (gst_zc::kMaxHostSpans == GST_ZC_MAX_SEAMS + 1,
+    "a wrapper keeps a seam between each two of its spans");
 
 static std::mutex registration_lock;
-/* under registration_lock: the spans by start; their bytes are counted,
- * under the same lock, by gst_zc_memory_count_registered() */
-static std::map < guintptr, HostSpan * >host_spans;
+/* under registration_lock; their bytes are counted, under the same lock,
+ * by gst_zc_memory_count_registered() */
+static gst_zc::HostSpans host_spans (gst_zc_host_register,
+    gst_zc_host_unregister);
 
 static GQuark
 registration_quark (void)
@@ -518,180 +487,16 @@ registration_quark (void)
   return q;
 }
 
-/* Under registration_lock: one memory less uses @s */
-static void
-span_release (HostSpan * s, bool created)
-{
-  if (created)
-    s->creator_alive = false;
-  if (--s->users > 0)
-    return;
-  gst_zc_host_unregister (s->start, s->length);
-  host_spans.erase ((guintptr) s->start);
-  delete s;
-}
-
 /* Runs when the registered memory is freed, before its bytes are */
 static void
 registration_free (gpointer data)
 {
-  auto *r = static_cast < Registration * >(data);
+  auto *r = static_cast < gst_zc::HostRegistration * >(data);
   {
     std::lock_guard < std::mutex > lk (registration_lock);
-    for (guint i = 0; i < r->n; i++)
-      span_release (r->spans[i], r->created[i]);
+    host_spans.release (r);
   }
   delete r;
-}
-
-/* Why a memory's pages could not be made GPU-visible */
-enum class SpanResult
-{
-  OK,
-  OVER_LIMIT,                   /* try again later: other memory may go */
-  BUSY,                         /* shares pages with a span it may not use:
-                                   try again later */
-  FAILED,                       /* CUDA refused: copy this memory always */
-};
-
-/* The offset of a span's GPU addresses from its host addresses */
-static inline gintptr
-span_shift (const HostSpan * s)
-{
-  return (gintptr) ((guintptr) s->device - (guintptr) s->start);
-}
-
-/* Under registration_lock: the spans over the pages [start, end) into @r,
- * those that already hold some of them used, the rest registered */
-static SpanResult
-cover_pages (guint8 * start, guint8 * end, guint64 max_bytes,
-    Registration * r, gsize * registered_now)
-{
-  /* the spans that hold some of the pages, ascending */
-  HostSpan *held[MAX_SPANS];
-  guint n_held = 0;
-  auto it = host_spans.upper_bound ((guintptr) start);
-  if (it != host_spans.begin ()) {
-    HostSpan *s = std::prev (it)->second;
-    if (s->start + s->length > start)
-      held[n_held++] = s;
-  }
-  for (; it != host_spans.end () && it->second->start < end; ++it) {
-    if (n_held == MAX_SPANS) {
-      GST_DEBUG ("pages at %p lie across more than %d registrations: copied",
-          start, MAX_SPANS);
-      return SpanResult::BUSY;
-    }
-    held[n_held++] = it->second;
-  }
-  for (guint i = 0; i < n_held; i++) {
-    HostSpan *s = held[i];
-    if (!s->creator_alive) {
-      GST_DEBUG ("pages at %p share a page with the registration at %p, "
-          "whose memory has gone: copied until it goes", start, s->start);
-      return SpanResult::BUSY;
-    }
-    if (span_shift (s) != 0 && (s->start > start || s->start + s->length <
-            end)) {
-      /* the spans would not be one range of GPU addresses */
-      GST_DEBUG ("pages at %p share a page with the registration at %p, "
-          "which is mapped elsewhere on the GPU: copied", start, s->start);
-      return SpanResult::BUSY;
-    }
-  }
-
-  /* the pages no span holds */
-  guint8 *gap_start[MAX_SPANS], *gap_end[MAX_SPANS];
-  guint n_gaps = 0;
-  guint8 *at = start;
-  for (guint i = 0; i <= n_held; i++) {
-    guint8 *next = i < n_held ? std::max (held[i]->start, start) : end;
-    if (next > at) {
-      if (n_held + n_gaps == MAX_SPANS) {
-        GST_DEBUG ("pages at %p would lie across more than %d "
-            "registrations: copied", start, MAX_SPANS);
-        return SpanResult::BUSY;
-      }
-      gap_start[n_gaps] = at;
-      gap_end[n_gaps++] = next;
-    }
-    if (i < n_held)
-      at = std::max (at, held[i]->start + held[i]->length);
-  }
-
-  HostSpan *made[MAX_SPANS];
-  guint n_made = 0;
-  SpanResult result = SpanResult::OK;
-  for (guint g = 0; g < n_gaps && result == SpanResult::OK; g++) {
-    gsize length = gap_end[g] - gap_start[g];
-    guint8 *d = nullptr;
-    switch (gst_zc_host_register (gap_start[g], length, max_bytes, &d)) {
-      case GST_ZC_HOST_REGISTERED:
-        break;
-      case GST_ZC_HOST_OVER_LIMIT:
-        result = SpanResult::OVER_LIMIT;
-        continue;
-      case GST_ZC_HOST_REFUSED:
-        /* this memory is copied, and not tried again */
-        result = SpanResult::FAILED;
-        continue;
-    }
-    auto *s = new HostSpan;
-    s->start = gap_start[g];
-    s->length = length;
-    s->device = d;
-    made[n_made++] = s;
-    if (n_held + n_gaps > 1 && span_shift (s) != 0) {
-      GST_DEBUG ("pages at %p are mapped elsewhere on the GPU, and share "
-          "pages with another registration: copied", gap_start[g]);
-      result = SpanResult::BUSY;
-    }
-  }
-  if (result != SpanResult::OK) {
-    for (guint i = 0; i < n_made; i++) {
-      gst_zc_host_unregister (made[i]->start, made[i]->length);
-      delete made[i];
-    }
-    return result;
-  }
-
-  /* held and made, merged in address order */
-  guint h = 0, m = 0;
-  gsize now = 0;
-  while (h < n_held || m < n_made) {
-    bool take_made = h == n_held ||
-        (m < n_made && made[m]->start < held[h]->start);
-    HostSpan *s = take_made ? made[m++] : held[h++];
-    s->users++;
-    if (take_made) {
-      host_spans[(guintptr) s->start] = s;
-      now += s->length;
-    }
-    r->created[r->n] = take_made;
-    r->spans[r->n++] = s;
-  }
-  if (r->n > 1)
-    GST_DEBUG ("pages at %p lie across %u registrations, %" G_GSIZE_FORMAT
-        " bytes registered for them", start, r->n, now);
-  if (registered_now)
-    *registered_now = now;
-  return SpanResult::OK;
-}
-
-/* Sets on @wrapper, over @size bytes at @device, the seams between @r's
- * spans that lie inside it */
-static void
-set_seams (GstMemory * wrapper, const Registration * r, const guint8 * device,
-    gsize size)
-{
-  const guint8 *seams[GST_ZC_MAX_SEAMS];
-  guint n = 0;
-  for (guint i = 1; i < r->n; i++) {
-    const guint8 *seam = r->spans[i]->device;
-    if (seam > device && seam < device + size)
-      seams[n++] = seam;
-  }
-  gst_zc_memory_set_seams (wrapper, seams, n);
 }
 #endif
 
@@ -739,10 +544,10 @@ gst_zc_buffer_adopt_host (GstAllocator * mapped_allocator, GstBuffer * buffer,
     return NULL;
   GstMemory *root = mem->parent ? mem->parent : mem;
 
-  Registration *r;
+  gst_zc::HostRegistration *r;
   {
     std::lock_guard < std::mutex > lk (registration_lock);
-    r = static_cast < Registration * >(gst_mini_object_get_qdata
+    r = static_cast < gst_zc::HostRegistration * >(gst_mini_object_get_qdata
         (GST_MINI_OBJECT_CAST (root), registration_quark ()));
     if (!r) {
       GstMapInfo info;
@@ -755,17 +560,17 @@ gst_zc_buffer_adopt_host (GstAllocator * mapped_allocator, GstBuffer * buffer,
       guintptr end = (base + root->maxsize + page - 1) & ~(page - 1);
 
       gst_zc::DeviceScope scope (gst_zc_context_get_device_id (ctx));
-      r = new Registration;
-      switch (cover_pages ((guint8 *) start, (guint8 *) end,
+      r = new gst_zc::HostRegistration;
+      switch (host_spans.cover ((guint8 *) start, (guint8 *) end,
               max_registered_bytes, r, registered_now)) {
-        case SpanResult::OK:
-        case SpanResult::FAILED:
+        case gst_zc::SpanResult::OK:
+        case gst_zc::SpanResult::FAILED:
           /* kept on the memory either way: a failure is not tried again */
           gst_mini_object_set_qdata (GST_MINI_OBJECT_CAST (root),
               registration_quark (), r, registration_free);
           break;
-        case SpanResult::OVER_LIMIT:
-        case SpanResult::BUSY:
+        case gst_zc::SpanResult::OVER_LIMIT:
+        case gst_zc::SpanResult::BUSY:
           delete r;
           return NULL;
       }
@@ -797,8 +602,11 @@ gst_zc_buffer_adopt_host (GstAllocator * mapped_allocator, GstBuffer * buffer,
   gsize size = held.info.size;
   GstBuffer *out = gst_zc_recycled_wrap (rec, mapped_allocator, host, device,
       size, buffer, &held);
-  if (out)
-    set_seams (gst_buffer_peek_memory (out, 0), r, device, size);
+  if (out) {
+    const guint8 *seams[GST_ZC_MAX_SEAMS];
+    guint n = gst_zc::HostSpans::seams_within (r, device, size, seams);
+    gst_zc_memory_set_seams (gst_buffer_peek_memory (out, 0), seams, n);
+  }
   return out;
 #else
   (void) max_registered_bytes;
