@@ -477,8 +477,8 @@ static_assert (gst_zc::kMaxHostSpans == GST_ZC_MAX_SEAMS + 1,
 static std::mutex registration_lock;
 /* under registration_lock; their bytes are counted, under the same lock,
  * by gst_zc_memory_count_registered() */
-static gst_zc::HostSpans host_spans (gst_zc_host_register,
-    gst_zc_host_unregister);
+static gst_zc::HostSpans host_spans ((gsize) sysconf (_SC_PAGESIZE),
+    gst_zc_host_register, gst_zc_host_unregister);
 
 static GQuark
 registration_quark (void)
@@ -553,16 +553,13 @@ gst_zc_buffer_adopt_host (GstAllocator * mapped_allocator, GstBuffer * buffer,
       GstMapInfo info;
       if (!gst_memory_map (root, &info, GST_MAP_READ))
         return NULL;
-      guintptr base = (guintptr) info.data - root->offset;
+      guint8 *base = info.data - root->offset;
       gst_memory_unmap (root, &info);
-      guintptr page = (guintptr) sysconf (_SC_PAGESIZE);
-      guintptr start = base & ~(page - 1);
-      guintptr end = (base + root->maxsize + page - 1) & ~(page - 1);
 
       gst_zc::DeviceScope scope (gst_zc_context_get_device_id (ctx));
       r = new gst_zc::HostRegistration;
-      switch (host_spans.cover ((guint8 *) start, (guint8 *) end,
-              max_registered_bytes, r, registered_now)) {
+      switch (host_spans.cover (base, root->maxsize, max_registered_bytes, r,
+              registered_now)) {
         case gst_zc::SpanResult::OK:
         case gst_zc::SpanResult::FAILED:
           /* kept on the memory either way: a failure is not tried again */

@@ -76,17 +76,19 @@ typedef void (*PageUnregisterFunc) (guint8 * start, gsize length);
 class HostSpans
 {
 public:
-  HostSpans (PageRegisterFunc reg, PageUnregisterFunc unreg)
-  : register_pages (reg), unregister_pages (unreg)
+  /* @page: the system's page size, a power of two */
+  HostSpans (gsize page, PageRegisterFunc reg, PageUnregisterFunc unreg)
+  : page (page), register_pages (reg), unregister_pages (unreg)
   {
   }
   HostSpans (const HostSpans &) = delete;
   HostSpans & operator= (const HostSpans &) = delete;
 
-  /* Covers the pages [@start, @end) into @r (empty): the spans that hold
-   * some of them used, the rest registered; @registered_now (nullable) the
-   * bytes registered for it. Nothing is kept unless OK. */
-  SpanResult cover (guint8 * start, guint8 * end, guint64 max_bytes,
+  /* Covers the pages of the @size bytes at @bytes (a whole allocation)
+   * into @r (empty): the spans that hold some of them used, the rest
+   * registered; @registered_now (nullable) the bytes registered for it.
+   * Nothing is kept unless OK. */
+  SpanResult cover (guint8 * bytes, gsize size, guint64 max_bytes,
       HostRegistration * r, gsize * registered_now);
 
   /* The memory of @r goes: its spans lose a user, the last one
@@ -106,6 +108,7 @@ public:
   }
 
 private:
+  gsize page;
   PageRegisterFunc register_pages;
   PageUnregisterFunc unregister_pages;
   /* the spans by start */

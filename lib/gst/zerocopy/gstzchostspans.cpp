@@ -38,10 +38,13 @@ span_shift (const HostSpan * s)
 }
 
 SpanResult
-HostSpans::cover (guint8 * start, guint8 * end, guint64 max_bytes,
+HostSpans::cover (guint8 * bytes, gsize size, guint64 max_bytes,
     HostRegistration * r, gsize * registered_now)
 {
   ensure_debug_category ();
+  auto *start = (guint8 *) ((guintptr) bytes & ~(guintptr) (page - 1));
+  auto *end = (guint8 *) (((guintptr) bytes + size + page - 1) &
+      ~(guintptr) (page - 1));
   /* the spans that hold some of the pages, ascending */
   HostSpan *held[kMaxHostSpans];
   guint n_held = 0;

@@ -74,8 +74,7 @@ model_unregister (guint8 * start, gsize length)
   registered.erase (it);
 }
 
-/* The pages of @size bytes at @data, as gst_zc_buffer_adopt_host() takes
- * them */
+/* The pages of @size bytes at @data, what the table should cover */
 void
 pages_of (guint8 * data, gsize size, guint8 ** start, guint8 ** end)
 {
@@ -99,11 +98,9 @@ struct Memory
 SpanResult
 cover (HostSpans & table, Memory & m, guint64 max = G_MAXUINT64)
 {
-  guint8 *start, *end;
-  pages_of (m.data, m.size, &start, &end);
   m.reg = HostRegistration ();
   m.now = 0;
-  return table.cover (start, end, max, &m.reg, &m.now);
+  return table.cover (m.data, m.size, max, &m.reg, &m.now);
 }
 
 /* An address range of @pages pages that no one uses: only compared and
@@ -131,7 +128,7 @@ reset_model ()
 GST_START_TEST (test_memory_alone_registers_its_pages)
 {
   reset_model ();
-  HostSpans table (model_register, model_unregister);
+  HostSpans table (kPage, model_register, model_unregister);
   guint8 *base = address_space (4);
   Memory a { base + 100, 2 * kPage + kPage / 2 };
   fail_unless (cover (table, a) == SpanResult::OK);
@@ -152,7 +149,7 @@ GST_END_TEST;
 GST_START_TEST (test_memory_inside_a_span_uses_it_while_it_lives)
 {
   reset_model ();
-  HostSpans table (model_register, model_unregister);
+  HostSpans table (kPage, model_register, model_unregister);
   guint8 *base = address_space (4);
   Memory a { base, 2 * kPage + kPage / 2 };
   Memory c { base + kPage + 100, 200 };
@@ -186,7 +183,7 @@ GST_START_TEST (test_heap_neighbours_share_pages_without_copies)
   const gsize n = 8, size = kPage + kPage / 2, step = size + 16;
   for (int order = 0; order < 3; order++) {
     reset_model ();
-    HostSpans table (model_register, model_unregister);
+    HostSpans table (kPage, model_register, model_unregister);
     guint8 *base = address_space (n * 2 + 2);
     std::vector < Memory > frames;
     for (gsize i = 0; i < n; i++)
@@ -259,7 +256,7 @@ GST_START_TEST (test_span_of_a_gone_memory_is_not_shared)
   /* b shares a's last page; a goes, b keeps its span; e, new at a's
    * place, shares that page too but may not use a span whose memory went */
   reset_model ();
-  HostSpans table (model_register, model_unregister);
+  HostSpans table (kPage, model_register, model_unregister);
   guint8 *base = address_space (6);
   Memory a { base + 16, kPage + kPage / 2 };
   Memory b { a.data + a.size + 16, kPage + kPage / 2 };
@@ -287,7 +284,7 @@ GST_START_TEST (test_spans_mapped_apart_are_not_joined)
    * one span still uses it */
   reset_model ();
   device_shift = 1 << 20;
-  HostSpans table (model_register, model_unregister);
+  HostSpans table (kPage, model_register, model_unregister);
   guint8 *base = address_space (6);
   Memory a { base + 16, kPage + kPage / 2 };
   Memory b { a.data + a.size + 16, kPage + kPage / 2 };
@@ -321,7 +318,7 @@ GST_END_TEST;
 GST_START_TEST (test_limit_and_refusal_keep_nothing)
 {
   reset_model ();
-  HostSpans table (model_register, model_unregister);
+  HostSpans table (kPage, model_register, model_unregister);
   guint8 *base = address_space (8);
   Memory a { base + 16, kPage + kPage / 2 };
   Memory b { a.data + a.size + 16, 3 * kPage };
