@@ -29,6 +29,36 @@ struct Copy2D
   size_t rows;
 };
 
+/* The bytes @c moves when its rows are packed in both source and
+ * destination (one row, or strides equal to the row): one block each side.
+ * 0 when they are not. */
+inline size_t
+packed_bytes (const Copy2D & c)
+{
+  if (c.rows == 1)
+    return c.row_bytes;
+  if (c.src_stride == c.row_bytes && c.dst_stride == c.row_bytes)
+    return c.row_bytes * c.rows;
+  return 0;
+}
+
+/* Makes @a, followed by @b, one copy of one row when both are packed
+ * (packed_bytes()) and @b's source and destination begin where @a's end:
+ * the planes of a frame laid out one after the other (NV12's luma and
+ * chroma, I420's three) become one call. Returns whether it joined them;
+ * @a is left alone when not. */
+inline bool
+join_packed (Copy2D & a, const Copy2D & b)
+{
+  const size_t na = packed_bytes (a), nb = packed_bytes (b);
+  if (na == 0 || nb == 0 || a.src + na != b.src || a.dst + na != b.dst)
+    return false;
+  a.row_bytes = na + nb;
+  a.src_stride = a.dst_stride = a.row_bytes;
+  a.rows = 1;
+  return true;
+}
+
 /* Calls @emit (const Copy2D &) for pieces of @c that together move exactly
  * what @c moves, none of whose source bytes lie on both sides of any of the
  * @n_seams addresses @seams (ascending): the rows wholly before a seam in

@@ -185,9 +185,31 @@ copy_2d_async (const gst_zc::Copy2D & c, GstZcMemory * src_mem,
   guint n_seams = src_mem ? gst_zc_memory_get_seams (src_mem, &seams) : 0;
   return gst_zc::split_copy_at_seams (c, seams, n_seams, cudaSuccess,
       [stream](const gst_zc::Copy2D & p) {
+        if (p.rows == 1)
+          return cudaMemcpyAsync (p.dst, p.src, p.row_bytes,
+              cudaMemcpyDefault, stream);
         return cudaMemcpy2DAsync (p.dst, p.dst_stride, p.src, p.src_stride,
             p.row_bytes, p.rows, cudaMemcpyDefault, stream);
       });
+}
+
+/* Copies @n plane copies in @stream, those laid out one after the other
+ * in both memories joined into one call (each call costs the CPU a few
+ * microseconds and the copy engine a gap), each cut at @src_mem's seams */
+static cudaError_t
+copy_planes_async (const gst_zc::Copy2D * planes, int n, GstZcMemory * src_mem,
+    cudaStream_t stream)
+{
+  int i = 0;
+  while (i < n) {
+    gst_zc::Copy2D c = planes[i++];
+    while (i < n && gst_zc::join_packed (c, planes[i]))
+      i++;
+    cudaError_t err = copy_2d_async (c, src_mem, stream);
+    if (err != cudaSuccess)
+      return err;
+  }
+  return cudaSuccess;
 }
 
 /* Copies frame @src (the bytes of @src_mem, or NULL for memory of ours) to
@@ -197,19 +219,21 @@ static cudaError_t
 copy_frame_async (const zc::FrameDesc & src, GstZcMemory * src_mem,
     const zc::FrameDesc & dst, cudaStream_t stream, gsize * bytes)
 {
-  for (int p = 0; p < zc::pixfmt_n_planes (src.fmt); p++) {
+  gst_zc::Copy2D planes[3];
+  const int n = zc::pixfmt_n_planes (src.fmt);
+  gsize moved = 0;
+  for (int p = 0; p < n; p++) {
     size_t row = zc::pixfmt_plane_row_bytes (src.fmt, p, src.width);
     int rows = zc::pixfmt_plane_rows (src.fmt, p, src.height);
-    gst_zc::Copy2D c = { (const uint8_t *) src.planes[p],
-      (size_t) src.strides[p], (uint8_t *) dst.planes[p],
-      (size_t) dst.strides[p], row, (size_t) rows
+    planes[p] = { (const uint8_t *) src.planes[p], (size_t) src.strides[p],
+      (uint8_t *) dst.planes[p], (size_t) dst.strides[p], row, (size_t) rows
     };
-    cudaError_t err = copy_2d_async (c, src_mem, stream);
-    if (err != cudaSuccess)
-      return err;
-    *bytes += row * rows;
+    moved += row * rows;
   }
-  return cudaSuccess;
+  cudaError_t err = copy_planes_async (planes, n, src_mem, stream);
+  if (err == cudaSuccess)
+    *bytes += moved;
+  return err;
 }
 
 /* Whether the conversion kernel should read the input from a device-memory
@@ -400,12 +424,16 @@ gst_zc_gpu_copy_planes (gint device, gpointer stream_ptr,
   bool ok = scope.ok () && gst_zc_memory_prepare_gpu (out_mem, stream) &&
       (!in_mem || gst_zc_memory_prepare_gpu (in_mem, stream));
   cudaError_t err = cudaSuccess;
-  for (guint i = 0; ok && i < n; i++) {
+  gst_zc::Copy2D copies[4];     /* a video frame has at most four planes */
+  g_return_val_if_fail (n <= G_N_ELEMENTS (copies), FALSE);
+  for (guint i = 0; i < n; i++) {
     const GstZcGpuPlaneCopy & p = planes[i];
-    gst_zc::Copy2D c = { (const uint8_t *) p.src, p.src_stride,
+    copies[i] = { (const uint8_t *) p.src, p.src_stride,
       (uint8_t *) p.dst, p.dst_stride, p.row_bytes, p.rows
     };
-    err = copy_2d_async (c, in_mem, stream);
+  }
+  if (ok) {
+    err = copy_planes_async (copies, (int) n, in_mem, stream);
     ok = err == cudaSuccess;
   }
   bool foreign_pinned = false;

@@ -187,6 +187,75 @@ GST_START_TEST (test_cut_copy_stops_at_first_failure)
 
 GST_END_TEST;
 
+GST_START_TEST (test_packed_nv12_frame_is_one_copy_cut_at_two_seams)
+{
+  /* A 1080p NV12 frame packed as GStreamer's video pool lays it out (luma
+   * rows 1920 bytes apart, chroma right after), from the heap across three
+   * registrations, into a device frame of the same layout: one copy for
+   * both planes, cut into three at the two seams, every byte in place */
+  const size_t page = 4096, w = 1920, h = 1080, luma = w * h;
+  const size_t frame = luma + luma / 2;
+  std::vector < uint8_t > src (frame + 3 * page), dst (frame, 0);
+  uint8_t *f = src.data () + page - 16;
+  for (size_t i = 0; i < frame; i++)
+    f[i] = (uint8_t) (i * 7 + i / 4099);
+  const uint8_t *seams[] = { src.data () + page,
+    src.data () + ((page - 16 + frame) / page) * page
+  };
+  Copy2D planes[2] = { {f, w, dst.data (), w, w, h},
+  {f + luma, w, dst.data () + luma, w, w, h / 2}
+  };
+  Copy2D joined = planes[0];
+  fail_unless (gst_zc::join_packed (joined, planes[1]));
+  fail_unless (joined.src == f && joined.dst == dst.data ());
+  fail_unless_equals_int (joined.rows, 1);
+  fail_unless_equals_int (joined.row_bytes, frame);
+  Cut got = cut (joined, { seams[0], seams[1] });
+  fail_unless_equals_int (got.pieces.size (), 3);
+  for (const Copy2D & p:got.pieces)
+    run_piece (p);
+  fail_unless (memcmp (dst.data (), f, frame) == 0);
+}
+
+GST_END_TEST;
+
+GST_START_TEST (test_planes_apart_are_not_joined)
+{
+  std::vector < uint8_t > src (1 << 16), dst (1 << 16);
+  const Copy2D luma = { src.data (), 64, dst.data (), 64, 64, 100 };
+  /* padded rows on either side, a gap after the first plane on either
+   * side, or the second plane before the first: two copies */
+  const Copy2D apart[] = {
+    {src.data () + 6400, 64, dst.data () + 6400, 80, 64, 50},
+    {src.data () + 6400, 80, dst.data () + 6400, 64, 64, 50},
+    {src.data () + 6464, 64, dst.data () + 6400, 64, 64, 50},
+    {src.data () + 6400, 64, dst.data () + 6464, 64, 64, 50},
+    {src.data () + 6400, 64, dst.data () + 6400, 64, 64, 0},
+  };
+  for (const Copy2D & b:apart) {
+    Copy2D a = luma;
+    fail_if (gst_zc::join_packed (a, b));
+    fail_unless (a.src == luma.src && a.rows == luma.rows &&
+        a.row_bytes == luma.row_bytes && a.src_stride == luma.src_stride);
+  }
+  /* a padded first plane is not packed either */
+  Copy2D padded = { src.data (), 80, dst.data (), 80, 64, 100 };
+  const Copy2D next = { src.data () + 8000, 64, dst.data () + 8000, 64, 64,
+    50
+  };
+  fail_if (gst_zc::join_packed (padded, next));
+  /* one row of any stride is packed; three planes join into one */
+  Copy2D a = { src.data (), 999, dst.data (), 7, 100, 1 };
+  const Copy2D b = { src.data () + 100, 64, dst.data () + 100, 64, 64, 10 };
+  const Copy2D c = { src.data () + 740, 32, dst.data () + 740, 32, 32, 3 };
+  fail_unless (gst_zc::join_packed (a, b));
+  fail_unless (gst_zc::join_packed (a, c));
+  fail_unless_equals_int (a.row_bytes, 100 + 640 + 96);
+  fail_unless_equals_int (a.rows, 1);
+}
+
+GST_END_TEST;
+
 static Suite *
 copysplit_suite (void)
 {
@@ -198,6 +267,8 @@ copysplit_suite (void)
   tcase_add_test (tc, test_nv12_luma_cut_where_the_heap_page_ends);
   tcase_add_test (tc, test_cut_copies_move_every_byte_once);
   tcase_add_test (tc, test_cut_copy_stops_at_first_failure);
+  tcase_add_test (tc, test_packed_nv12_frame_is_one_copy_cut_at_two_seams);
+  tcase_add_test (tc, test_planes_apart_are_not_joined);
   return s;
 }
 
