@@ -14,6 +14,7 @@
 # ranges, and the copies both processes' elements counted.
 #
 #   zc-multiprocess.py [--frames N] [--runs N] [--size WxH] [--queue [N]]
+#                      [--staged]
 # --queue puts a queue (of N buffers, default 3) before each half's
 # zcdownload, in both chains: the wait for a frame's GPU work (zcdownload's,
 # before the frame leaves for the CPU or the other process) then runs on a
@@ -42,8 +43,23 @@ PRODUCER = ("zcupload name=p0 ! zcfilter name=p1 "
 CONSUMER = "zcupload name=c0 ! zcfilter name=c1 invert=true ! %szcdownload name=c2"
 
 
+# --staged: each half's kernel works in device memory and a second zcfilter
+# brings the frame back to mapped memory, so that the bus traffic runs on the
+# copy engines (beside the other process's kernels) instead of inside
+# kernels that read and write mapped memory (which the GPU time-slices
+# between the two processes' CUDA contexts)
+PRODUCER_STAGED = ("zcupload name=p0 ! zcfilter name=p1 memory-type=device "
+                   "! video/x-raw(memory:CUDAZeroCopy),format=RGBA "
+                   "! zcfilter name=px ! %szcdownload name=p2")
+CONSUMER_STAGED = ("zcupload name=c0 ! zcfilter name=c1 invert=true "
+                   "memory-type=device ! zcfilter name=cx ! %szcdownload name=c2")
+STAGED = False
+
+
 def halves(queue):
     q = "queue max-size-buffers=%d ! " % queue if queue else ""
+    if STAGED:
+        return PRODUCER_STAGED % q, CONSUMER_STAGED % q
     return PRODUCER % q, CONSUMER % q
 
 
@@ -107,7 +123,8 @@ def two_processes(args):
     socket = os.path.join(tempfile.mkdtemp(prefix="zc-mp-bench-"), "frames")
     prod = subprocess.Popen([sys.executable, __file__, "--producer", socket,
                              "--frames", str(args.frames), "--size", args.size]
-                            + (["--queue", str(args.queue)] if args.queue else []),
+                            + (["--queue", str(args.queue)] if args.queue else [])
+                            + (["--staged"] if args.staged else []),
                             stdout=subprocess.PIPE, universal_newlines=True)
     while not os.path.exists(socket):
         time.sleep(0.05)
@@ -127,8 +144,11 @@ def main():
     ap.add_argument("--runs", type=int, default=3)
     ap.add_argument("--size", default="1920x1080")
     ap.add_argument("--queue", type=int, nargs="?", const=3, default=0)
+    ap.add_argument("--staged", action="store_true")
     ap.add_argument("--producer")
     args = ap.parse_args()
+    global STAGED
+    STAGED = args.staged
     Gst.init(None)
     if args.producer:
         return producer(args.producer, args.frames, args.size, args.queue)
@@ -149,7 +169,9 @@ def main():
           "out, %s, %d runs each%s"
           % (args.frames, args.size, Gst.version_string(), args.runs,
              ", a queue of %d before each zcdownload" % args.queue
-             if args.queue else ""))
+             if args.queue else "")
+          + (", staged (kernels on device memory, the copy engines on the "
+             "bus)" if args.staged else ""))
     results = {"one process": [], "two processes": []}
     for _ in range(args.runs):
         for name, fn in (("one process", one_process),
