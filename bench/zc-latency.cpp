@@ -263,6 +263,7 @@ struct Stream
   GstBufferPool *pool = nullptr;
   std::set<GstMemory *> filled;
   bool foreign = false; /* a pool of the source's own (a decoder's) */
+  bool ours_first = false; /* zcupload first: it proposes a pool */
   GstClockTime period = 0;
   int total = 0;
   std::vector<Clock::time_point> pushed;
@@ -369,11 +370,24 @@ take_pool (Stream *s)
     return;
   }
   GstPad *pad = gst_element_get_static_pad (s->appsrc, "src");
-  GstQuery *q = gst_query_new_allocation (s->caps, TRUE);
-  if (gst_pad_peer_query (pad, q) && gst_query_get_n_allocation_pools (q) > 0)
-    gst_query_parse_nth_allocation_pool (q, 0, &s->pool, &size, &min, &max);
-  gst_query_unref (q);
+  /* zcupload proposes its pool once it has its CUDA context: with many
+   * streams starting at once that can take seconds, and a stream that gave
+   * up would hand out foreign frames instead of the pool's */
+  for (int tries = 0; !s->pool && tries < (s->ours_first ? 1000 : 1);
+       tries++) {
+    if (tries > 0)
+      std::this_thread::sleep_for (std::chrono::milliseconds (10));
+    GstQuery *q = gst_query_new_allocation (s->caps, TRUE);
+    if (gst_pad_peer_query (pad, q)
+        && gst_query_get_n_allocation_pools (q) > 0)
+      gst_query_parse_nth_allocation_pool (q, 0, &s->pool, &size, &min,
+                                           &max);
+    gst_query_unref (q);
+  }
   gst_object_unref (pad);
+  if (!s->pool && s->ours_first)
+    g_printerr ("zc-latency: zcupload proposed no pool in 10 s; this "
+                "stream's frames come from a pool of its own (foreign)\n");
   if (!s->pool)
     s->pool = gst_video_buffer_pool_new ();
   if (!gst_buffer_pool_is_active (s->pool)) {
@@ -439,7 +453,7 @@ push_frames (Stream *s, const Options &o, Clock::time_point start)
     } else {
       if (!s->pool) {
         GstPad *pad = gst_element_get_static_pad (s->appsrc, "src");
-        for (int i = 0; i < 2000 && !gst_pad_has_current_caps (pad); i++)
+        for (int i = 0; i < 10000 && !gst_pad_has_current_caps (pad); i++)
           std::this_thread::sleep_for (std::chrono::milliseconds (1));
         gst_object_unref (pad);
         take_pool (s);
@@ -573,6 +587,7 @@ run_once (const Case &c, const Pipeline &pl, const Options &o)
     }
     s->total = total;
     s->foreign = pl.foreign;
+    s->ours_first = pl.middle.rfind ("zcupload", 0) == 0;
     s->pushed.assign (total, Clock::time_point ());
     s->trip_ms.assign (total, NAN);
     if (c.source.empty ()) {
