@@ -639,7 +639,17 @@ run_once (const Case &c, const Pipeline &pl, const Options &o)
     int sampled_threads = 0;
     double bytes[4] = { 0, 0, 0, 0 };
     bool sampled = false;
+    /* wrapped buffers are counted for the whole process: from when every
+     * stream is past its warm-up (a late starter's first frames are its
+     * warm-up, not a wrap per frame) */
+    bool wraps_sampled = false;
     guint64 wraps_at_warmup = 0;
+    auto all_warm = [&] () {
+      for (auto &t : streams)
+        if (t->received.load () <= o.warmup)
+          return false;
+      return true;
+    };
     for (auto &s : streams) {
       GstBus *bus = gst_element_get_bus (s->pipeline);
       while (true) {
@@ -649,12 +659,15 @@ run_once (const Case &c, const Pipeline &pl, const Options &o)
         if (!sampled && s->received.load () > o.warmup) {
           sampled = true;
           sampled_threads = threads ();
-          wraps_at_warmup = gst_zc_wrapped_buffers_made ();
           const GstZcMemoryType types[4]
               = { GST_ZC_MEMORY_TYPE_MAPPED, GST_ZC_MEMORY_TYPE_DEVICE,
                   GST_ZC_MEMORY_TYPE_MANAGED, GST_ZC_MEMORY_TYPE_SYSTEM };
           for (int k = 0; k < 4; k++)
             bytes[k] = (double)gst_zc_memory_get_bytes_in_use (types[k]);
+        }
+        if (!wraps_sampled && all_warm ()) {
+          wraps_sampled = true;
+          wraps_at_warmup = gst_zc_wrapped_buffers_made ();
         }
         /* a decoded file plays on past the frames timed: stop there */
         if (!m && s->by_order && s->received.load () >= s->total)
@@ -716,7 +729,7 @@ run_once (const Case &c, const Pipeline &pl, const Options &o)
       r.fps_sum = fps_sum;
       r.cpu_ms = cpu * 1e3 / ((double)total * o.streams);
       r.threads = sampled_threads;
-      if (sampled)
+      if (wraps_sampled)
         r.wraps_late = gst_zc_wrapped_buffers_made () - wraps_at_warmup;
       const double mib = 1024.0 * 1024.0 * o.streams;
       r.pinned_mib = bytes[0] / mib;
