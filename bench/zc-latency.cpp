@@ -921,7 +921,7 @@ run_case (const Case &c, const Reference &ref, const Options &o,
   if (ref.ok) {
     snprintf (line, sizeof line,
               "%-26s GPU work %.3f ms (pinned copy in, kernel, pinned copy "
-              "out; CUDA events), bus limit %.0f fps (duplex)\n",
+              "out; CUDA events), bus limit %.0f fps (duplex, each way)\n",
               c.name.c_str (), ref.gpu_work_ms, ref.bus_fps);
     *text += line;
   } else if (!ref.why.empty ()) {
@@ -970,7 +970,7 @@ run_case (const Case &c, const Reference &ref, const Options &o,
       wraps = std::max (wraps, r.wraps_late);
     char vs[32] = "-";
     if (ref.ok && o.flat_out)
-      snprintf (vs, sizeof vs, "%.0f%%",
+      snprintf (vs, sizeof vs, "%.1f%%",
                 100.0 * median_of (total) / ref.bus_fps);
     else if (ref.ok)
       snprintf (vs, sizeof vs, "%+.3f", median_of (med) - ref.gpu_work_ms);
