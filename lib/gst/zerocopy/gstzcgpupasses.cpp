@@ -425,7 +425,9 @@ gst_zc_gpu_copy_planes (gint device, gpointer stream_ptr,
       (!in_mem || gst_zc_memory_prepare_gpu (in_mem, stream));
   cudaError_t err = cudaSuccess;
   gst_zc::Copy2D copies[4];     /* a video frame has at most four planes */
-  g_return_val_if_fail (n <= G_N_ELEMENTS (copies), FALSE);
+  if (n > G_N_ELEMENTS (copies))
+    return set_failure (res, GST_ZC_GPU_INVALID_REQUEST, "GPU frame copy",
+        "too many planes", "a frame has at most four planes");
   for (guint i = 0; i < n; i++) {
     const GstZcGpuPlaneCopy & p = planes[i];
     copies[i] = { (const uint8_t *) p.src, p.src_stride,
