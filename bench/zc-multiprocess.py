@@ -69,8 +69,9 @@ def caps(size):
 
 
 def copies(pipe, prefix):
-    return sum(pipe.get_by_name("%s%d" % (prefix, i)).get_property("stats")
-               .get_value("copied-buffers") for i in range(3))
+    names = ["%s%d" % (prefix, i) for i in range(3)] + [prefix + "x"]
+    return sum(e.get_property("stats").get_value("copied-buffers")
+               for e in map(pipe.get_by_name, names) if e)
 
 
 def timed(pipe, prefix):
