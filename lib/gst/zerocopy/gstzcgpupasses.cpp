@@ -213,8 +213,9 @@ copy_planes_async (const gst_zc::Copy2D * planes, int n, GstZcMemory * src_mem,
 }
 
 /* Copies frame @src (the bytes of @src_mem, or NULL for memory of ours) to
- * @dst (same format and size) plane by plane, on the copy engines, in
- * @stream; adds the bytes moved to @bytes. */
+ * @dst (same format and size) on the copy engines, in @stream, a copy a
+ * plane or one for planes packed one after the other (copy_planes_async());
+ * adds the bytes moved to @bytes. */
 static cudaError_t
 copy_frame_async (const zc::FrameDesc & src, GstZcMemory * src_mem,
     const zc::FrameDesc & dst, cudaStream_t stream, gsize * bytes)
@@ -420,14 +421,14 @@ gst_zc_gpu_copy_planes (gint device, gpointer stream_ptr,
   auto stream = (cudaStream_t) stream_ptr;
   ensure_debug_category ();
   gst_zc_gpu_result_init (res);
-  gst_zc::DeviceScope scope (device);
-  bool ok = scope.ok () && gst_zc_memory_prepare_gpu (out_mem, stream) &&
-      (!in_mem || gst_zc_memory_prepare_gpu (in_mem, stream));
-  cudaError_t err = cudaSuccess;
   gst_zc::Copy2D copies[4];     /* a video frame has at most four planes */
   if (n > G_N_ELEMENTS (copies))
     return set_failure (res, GST_ZC_GPU_INVALID_REQUEST, "GPU frame copy",
         "too many planes", "a frame has at most four planes");
+  gst_zc::DeviceScope scope (device);
+  bool ok = scope.ok () && gst_zc_memory_prepare_gpu (out_mem, stream) &&
+      (!in_mem || gst_zc_memory_prepare_gpu (in_mem, stream));
+  cudaError_t err = cudaSuccess;
   for (guint i = 0; i < n; i++) {
     const GstZcGpuPlaneCopy & p = planes[i];
     copies[i] = { (const uint8_t *) p.src, p.src_stride,
