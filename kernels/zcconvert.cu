@@ -272,6 +272,23 @@ init_device(DeviceState &d, int device)
   if (total < detail::kTileSmemDefault)
     total = detail::kTileSmemDefault;
   d.smem_limit = total - d.static_smem;
+  /* Set once, not before each launch (where they cost each frame several
+   * microseconds of CPU, and the launch after them more). The filtered tiles
+   * (four of up to ~56 KiB an SM, the launch bounds) need the largest
+   * shared-memory carveout, which the driver otherwise picks for three;
+   * the nearest ones keep the default (less L1 makes them slower). Both
+   * may take up to smem_limit of dynamic shared memory. */
+  err = cudaFuncSetAttribute(convert_tiled_kernel<true>,
+                             cudaFuncAttributePreferredSharedMemoryCarveout,
+                             cudaSharedmemCarveoutMaxShared);
+  for (TiledKernel kernel : tiled) {
+    if (err == cudaSuccess &&
+        d.static_smem + d.smem_limit > detail::kTileSmemDefault)
+      err = cudaFuncSetAttribute(
+          kernel, cudaFuncAttributeMaxDynamicSharedMemorySize, d.smem_limit);
+  }
+  if (err != cudaSuccess)
+    return err;
   err = cudaFuncGetAttributes(&attr, convert_kernel);
   if (err != cudaSuccess)
     return err;
@@ -372,24 +389,9 @@ convert_cuda(const FrameDesc &src, const FrameDesc &dst, const ConvertParams &p,
   // clang-format off
   detail::TileGeom g = {};
   if (detail::tile_geom(plan, d.smem_limit, &g)) {
+    /* its attributes were set once (init_device()) */
     auto *kernel = g.decoded ? convert_tiled_kernel<true>
                              : convert_tiled_kernel<false>;
-    /* four filtered tiles of up to ~56 KiB an SM (the launch bounds)
-     * need the largest shared-memory carveout; the driver otherwise picks
-     * one for three. Not for the nearest tiles: less L1 makes them
-     * slower. */
-    if (g.decoded)
-      err = cudaFuncSetAttribute(kernel,
-                                 cudaFuncAttributePreferredSharedMemoryCarveout,
-                                 cudaSharedmemCarveoutMaxShared);
-    if (err != cudaSuccess)
-      return err;
-    if (g.smem + d.static_smem > detail::kTileSmemDefault) {
-      err = cudaFuncSetAttribute(
-          kernel, cudaFuncAttributeMaxDynamicSharedMemorySize, d.smem_limit);
-      if (err != cudaSuccess)
-        return err;
-    }
     const dim3 block(kTileThreadsX, kTileThreadsY);
     const dim3 grid((unsigned)g.grid_x, (unsigned)g.grid_y);
     return launch_with_plan(d, plan, g, stream, [&](const PlanSlot *slot) {

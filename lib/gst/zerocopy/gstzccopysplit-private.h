@@ -59,6 +59,21 @@ join_packed (Copy2D & a, const Copy2D & b)
   return true;
 }
 
+/* Makes a packed copy (packed_bytes()) of several rows one row: one linear
+ * copy instead of a pitched one over the same bytes. Returns whether it
+ * changed @c. */
+inline bool
+flatten_packed (Copy2D & c)
+{
+  const size_t n = packed_bytes (c);
+  if (n == 0 || c.rows == 1)
+    return false;
+  c.row_bytes = n;
+  c.src_stride = c.dst_stride = n;
+  c.rows = 1;
+  return true;
+}
+
 /* Calls @emit (const Copy2D &) for pieces of @c that together move exactly
  * what @c moves, none of whose source bytes lie on both sides of any of the
  * @n_seams addresses @seams (ascending): the rows wholly before a seam in

@@ -205,6 +205,7 @@ copy_planes_async (const gst_zc::Copy2D * planes, int n, GstZcMemory * src_mem,
     gst_zc::Copy2D c = planes[i++];
     while (i < n && gst_zc::join_packed (c, planes[i]))
       i++;
+    gst_zc::flatten_packed (c);
     cudaError_t err = copy_2d_async (c, src_mem, stream);
     if (err != cudaSuccess)
       return err;

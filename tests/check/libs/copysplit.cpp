@@ -256,6 +256,42 @@ GST_START_TEST (test_planes_apart_are_not_joined)
 
 GST_END_TEST;
 
+GST_START_TEST (test_packed_plane_is_one_row_padded_is_not)
+{
+  /* An RGBA 720p plane packed on both sides (a device frame of the
+   * library's layout into a mapped one): one linear copy of every byte,
+   * cut at a seam like any one-row copy. Padded on either side: left as
+   * rows. */
+  const size_t row = 1280 * 4, rows = 720, bytes = row * rows;
+  std::vector < uint8_t > src (bytes), dst (bytes, 0);
+  for (size_t i = 0; i < bytes; i++)
+    src[i] = (uint8_t) (i * 13 + i / 5003);
+  Copy2D c = { src.data (), row, dst.data (), row, row, rows };
+  fail_unless (gst_zc::flatten_packed (c));
+  fail_unless_equals_int (c.rows, 1);
+  fail_unless_equals_int (c.row_bytes, bytes);
+  fail_unless (c.src == src.data () && c.dst == dst.data ());
+  Cut got = cut (c, { src.data () + 3 * row + 17 });
+  fail_unless_equals_int (got.pieces.size (), 2);
+  for (const Copy2D & p:got.pieces)
+    run_piece (p);
+  fail_unless (memcmp (dst.data (), src.data (), bytes) == 0);
+  /* already one row: nothing to do */
+  fail_if (gst_zc::flatten_packed (c));
+  const Copy2D padded[] = {
+    {src.data (), row + 128, dst.data (), row, row, 100},
+    {src.data (), row, dst.data (), row + 128, row, 100},
+  };
+  for (const Copy2D & p:padded) {
+    Copy2D q = p;
+    fail_if (gst_zc::flatten_packed (q));
+    fail_unless (q.rows == 100 && q.row_bytes == row &&
+        q.src_stride == p.src_stride && q.dst_stride == p.dst_stride);
+  }
+}
+
+GST_END_TEST;
+
 static Suite *
 copysplit_suite (void)
 {
@@ -269,6 +305,7 @@ copysplit_suite (void)
   tcase_add_test (tc, test_cut_copy_stops_at_first_failure);
   tcase_add_test (tc, test_packed_nv12_frame_is_one_copy_cut_at_two_seams);
   tcase_add_test (tc, test_planes_apart_are_not_joined);
+  tcase_add_test (tc, test_packed_plane_is_one_row_padded_is_not);
   return s;
 }
 
