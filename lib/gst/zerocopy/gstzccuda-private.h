@@ -99,12 +99,18 @@ gboolean gst_zc_cuda_result (cudaError_t err, GstDebugCategory * cat,
     const gchar * file, const gchar * function, gint line, const gchar * what);
 
 /* Waits for @fence (an event made with cudaEventBlockingSync) from the
- * host: polls it for a short while first (GST_ZC_FENCE_SPIN_US in the
- * environment, microseconds, read once; 0 sleeps at once), then sleeps in
- * cudaEventSynchronize. A sleeping thread is woken some tens of
- * microseconds after the GPU finished: on a frame's trip that is a
- * large share of the wait. Returns what cudaEventSynchronize or the last
- * poll returned. Exported for the plugin, not installed. */
+ * host: polls it first, yielding the CPU between polls, for up to
+ * GST_ZC_FENCE_SPIN_US microseconds (the environment, read once; default
+ * GST_ZC_FENCE_SPIN_US_DEFAULT; 0 sleeps at once; the poll halves after
+ * each one that ran out and doubles after each that did not), then sleeps
+ * in cudaEventSynchronize. A sleeping thread is woken some tens of
+ * microseconds after the GPU finished (30 to 100 on an idle H100
+ * host): on a frame's trip that is a large share of the wait. At most a
+ * quarter of the CPUs' threads poll at once (at least one); the others
+ * sleep at once, so that many streams do not turn into busy CPUs.
+ * Returns what cudaEventSynchronize or the last poll returned. Exported
+ * for the plugin, not installed. */
+#define GST_ZC_FENCE_SPIN_US_DEFAULT 1000
 GST_ZC_API
 cudaError_t gst_zc_fence_wait (cudaEvent_t fence);
 

@@ -15,6 +15,7 @@
 #include "gstzccuda-private.h"
 
 #include <atomic>
+#include <sched.h>
 #include <cstdlib>
 #include <cstring>
 #include <mutex>
@@ -240,11 +241,30 @@ fence_spin_us ()
   static std::once_flag once;
   std::call_once (once,[] {
         const gchar *env = g_getenv ("GST_ZC_FENCE_SPIN_US");
-        gint64 v = env ? g_ascii_strtoll (env, NULL, 10) : 0;
+        gint64 v = env ? g_ascii_strtoll (env, NULL, 10) :
+            GST_ZC_FENCE_SPIN_US_DEFAULT;
         spin = CLAMP (v, 0, 10000);
       });
   return spin;
 }
+
+/* the threads polling a fence now, and how many may */
+std::atomic < gint > fence_pollers (0);
+
+gint
+max_fence_pollers ()
+{
+  static const gint n = MAX (1, (gint) g_get_num_processors () / 4);
+  return n;
+}
+
+/* How long a wait polls now, in microseconds: halved by each wait that
+ * polled to the end and slept, doubled (up to fence_spin_us()) by each
+ * one that the poll ended. Where frames wait long (many streams flat
+ * out, a big frame) the polls shrink to kMinPollUs and cost no CPU to
+ * speak of; where the GPU is done within the spin they stay long. */
+constexpr gint64 kMinPollUs = 20;
+std::atomic < gint64 > poll_us (-1);
 
 }  /* namespace */
 
@@ -252,16 +272,30 @@ cudaError_t
 gst_zc_fence_wait (cudaEvent_t fence)
 {
   const gint64 spin = fence_spin_us ();
-  if (spin > 0) {
-    const gint64 until = g_get_monotonic_time () + spin;
+  if (spin > 0 && fence_pollers.fetch_add (1) < max_fence_pollers ()) {
+    gint64 budget = poll_us.load ();
+    if (budget < 0)
+      budget = spin;
+    budget = CLAMP (budget, MIN (kMinPollUs, spin), spin);
+    const gint64 until = g_get_monotonic_time () + budget;
+    cudaError_t err;
     do {
-      cudaError_t err = cudaEventQuery (fence);
+      err = cudaEventQuery (fence);
       if (err != cudaErrorNotReady)
-        return err;
+        break;
+      /* another thread that wants this CPU gets it */
+      sched_yield ();
     } while (g_get_monotonic_time () < until);
+    fence_pollers.fetch_sub (1);
+    poll_us.store (err == cudaErrorNotReady ? budget / 2 :
+        MIN (spin, budget * 2));
+    if (err != cudaErrorNotReady)
+      return err;
     /* leave no cudaErrorNotReady of the poll behind as this thread's
      * last error */
     cudaGetLastError ();
+  } else if (spin > 0) {
+    fence_pollers.fetch_sub (1);
   }
   return cudaEventSynchronize (fence);
 }
