@@ -51,7 +51,11 @@
  *
  *   zc-latency [--fps F] [--frames N] [--warmup W] [--runs R] [--streams N]
  *              [--flat-out] [--cases-at-once] [--only TEXT|TEXT...]
- *              [--h264 FILE] [--decoder NAME]
+ *              [--h264 FILE] [--decoder NAME] [--stages]
+ *
+ * --stages adds a line under each row: when each element of the pipeline
+ * pushed the frame on (median ms after the trip's start), then when the
+ * sink had it mapped: where a trip's time goes.
  */
 #include <gst/app/app.h>
 #include <gst/gst.h>
@@ -92,6 +96,7 @@ struct Options
   std::string only;           /* rows whose text has one of A|B|... */
   std::string h264 = "bench/media/ball-1080p-620.h264";
   std::string decoder; /* empty: the first of nvh264dec, avdec_h264, ... */
+  bool stages = false; /* where the trip goes: each element's push */
 };
 
 struct Pipeline
@@ -275,6 +280,16 @@ struct Stream
   int paced = 0;   /* under lock */
   std::mutex lock;
   std::string error;
+  /* --stages: when each element between the source and the sink pushed
+   * frame n, ms after its trip started (NAN until then) */
+  struct Stage
+  {
+    Stream *stream = nullptr;
+    std::string name;
+    int passed = 0; /* the decode case: frames counted in order */
+    std::vector<double> at_ms;
+  };
+  std::vector<std::unique_ptr<Stage> > stages;
 };
 
 /* The decode case's frames into the pacing identity: an H.264 byte-stream
@@ -303,6 +318,67 @@ on_paced (GstPad *, GstPadProbeInfo *, gpointer data)
     s->pushed[s->paced] = now;
   s->paced++;
   return GST_PAD_PROBE_OK;
+}
+
+/* --stages: a frame leaving an element of the pipeline under test */
+GstPadProbeReturn
+on_stage (GstPad *, GstPadProbeInfo *info, gpointer data)
+{
+  auto *st = (Stream::Stage *)data;
+  Stream *s = st->stream;
+  const Clock::time_point now = Clock::now ();
+  GstBuffer *buf = GST_PAD_PROBE_INFO_BUFFER (info);
+  const GstClockTime pts = GST_BUFFER_PTS (buf);
+  int n = -1;
+  if (s->by_order)
+    n = st->passed++;
+  else if (GST_CLOCK_TIME_IS_VALID (pts))
+    n = (int)((pts + s->period / 2) / s->period);
+  std::lock_guard<std::mutex> g (s->lock);
+  if (n >= 0 && n < s->total && s->pushed[n] != Clock::time_point ())
+    st->at_ms[n]
+        = std::chrono::duration<double, std::milli> (now - s->pushed[n])
+              .count ();
+  return GST_PAD_PROBE_OK;
+}
+
+/* --stages: a probe on the source pad of every element from the one after
+ * @first up to the sink (capsfilters left out) */
+void
+watch_stages (Stream *s, GstElement *first)
+{
+  GstElement *e = GST_ELEMENT (gst_object_ref (first));
+  while (true) {
+    GstPad *src = gst_element_get_static_pad (e, "src");
+    gst_object_unref (e);
+    if (!src)
+      return;
+    GstPad *peer = gst_pad_get_peer (src);
+    gst_object_unref (src);
+    if (!peer)
+      return;
+    e = gst_pad_get_parent_element (peer);
+    gst_object_unref (peer);
+    if (!e)
+      return;
+    GstPad *out = gst_element_get_static_pad (e, "src");
+    if (!out) { /* the sink */
+      gst_object_unref (e);
+      return;
+    }
+    GstElementFactory *f = gst_element_get_factory (e);
+    const char *fname = f ? GST_OBJECT_NAME (f) : GST_OBJECT_NAME (e);
+    if (!g_str_equal (fname, "capsfilter")) {
+      auto st = std::make_unique<Stream::Stage> ();
+      st->stream = s;
+      st->name = fname;
+      st->at_ms.assign (s->total, NAN);
+      gst_pad_add_probe (out, GST_PAD_PROBE_TYPE_BUFFER, on_stage, st.get (),
+                         nullptr);
+      s->stages.push_back (std::move (st));
+    }
+    gst_object_unref (out);
+  }
 }
 
 void
@@ -525,6 +601,9 @@ struct Result
   /* buffers wrapping foreign frames made after warm-up, all streams: 0
    * when every frame reused the one made for its memory */
   guint64 wraps_late = 0;
+  /* --stages: each element's push, median ms after the trip's start */
+  std::vector<std::string> stage_names;
+  std::vector<double> stage_med;
 };
 
 /* zcupload's counters in @pipeline, added to @copied, @buffers and @reg;
@@ -611,8 +690,12 @@ run_once (const Case &c, const Pipeline &pl, const Options &o)
       gst_pad_add_probe (out, GST_PAD_PROBE_TYPE_BUFFER, on_paced, s.get (),
                          nullptr);
       gst_object_unref (out);
+      if (o.stages)
+        watch_stages (s.get (), pace);
       gst_object_unref (pace);
     }
+    if (o.stages && s->appsrc)
+      watch_stages (s.get (), s->appsrc);
     GstElement *sink = gst_bin_get_by_name (GST_BIN (s->pipeline), "sink");
     GstAppSinkCallbacks cb = {};
     cb.new_sample = on_sample;
@@ -736,6 +819,16 @@ run_once (const Case &c, const Pipeline &pl, const Options &o)
       r.device_mib = bytes[1] / mib;
       r.managed_mib = bytes[2] / mib;
       r.system_mib = bytes[3] / mib;
+      for (size_t k = 0; k < streams[0]->stages.size (); k++) {
+        std::vector<double> at;
+        for (auto &s : streams)
+          if (k < s->stages.size ())
+            for (int n = o.warmup; n < total; n++)
+              if (!std::isnan (s->stages[k]->at_ms[n]))
+                at.push_back (s->stages[k]->at_ms[n]);
+        r.stage_names.push_back (streams[0]->stages[k]->name);
+        r.stage_med.push_back (percentile (at, 0.5));
+      }
     } else if (r.why.empty ()) {
       r.why = "no frame reached the sink";
     }
@@ -994,6 +1087,22 @@ run_case (const Case &c, const Reference &ref, const Options &o,
               lost ? (" (" + std::to_string (lost) + " frames lost)").c_str ()
                    : "");
     *text += line;
+    if (o.stages && !last.stage_names.empty ()) {
+      /* where the trip goes: medians of the runs' medians */
+      std::string st = "  pushed by";
+      for (size_t k = 0; k < last.stage_names.size (); k++) {
+        std::vector<double> v;
+        for (const Result &r : all[p])
+          if (k < r.stage_med.size ())
+            v.push_back (r.stage_med[k]);
+        snprintf (line, sizeof line, " %s %.3f,", last.stage_names[k].c_str (),
+                  median_of (v));
+        st += line;
+      }
+      snprintf (line, sizeof line, " mapped at the sink %.3f ms\n",
+                median_of (med));
+      *text += st + line;
+    }
   }
   return failures;
 }
@@ -1034,11 +1143,14 @@ main (int argc, char **argv)
       o.h264 = next ();
     else if (a == "--decoder")
       o.decoder = next ();
+    else if (a == "--stages")
+      o.stages = true;
     else {
       fprintf (stderr,
                "usage: zc-latency [--fps F] [--frames N] [--warmup W] "
                "[--runs R] [--streams N] [--flat-out] [--cases-at-once] "
-               "[--only TEXT|TEXT...] [--h264 FILE] [--decoder NAME]\n");
+               "[--only TEXT|TEXT...] [--h264 FILE] [--decoder NAME] "
+               "[--stages]\n");
       return a == "--help" ? 0 : 2;
     }
   }
