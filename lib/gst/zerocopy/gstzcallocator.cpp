@@ -281,8 +281,10 @@ release_thread_main (GstZcAllocator * self, ReleaseQueue * q)
     q->busy = true;
     lk.unlock ();
     {
+      /* no frame's trip waits on a release: sleep at once rather than
+       * poll (gst_zc_fence_wait()) and take a poller's CPU */
       gst_zc::DeviceScope scope (p.device_id);
-      GST_ZC_CUDA_OK (gst_zc_fence_wait (p.fence));
+      GST_ZC_CUDA_OK (cudaEventSynchronize (p.fence));
     }
     if (p.spare_fence) {
       std::lock_guard < std::mutex > alk (*self->lock);
