@@ -52,11 +52,18 @@ peer() {
 case $phase in
 latency)
   # every case at 30 fps, 600 frames timed, 3 runs interleaved; the cases
-  # at once (a thread each) so that it takes about six minutes, not twenty
+  # at once (a thread each) so that it takes minutes, not half an hour.
+  # The GPU rows (ours and nvcodec's) first, then the CPU elements' rows
+  # on their own: beside them (videobalance on 4K takes every core) the
+  # GPU rows' tails were the CPU rows' doing.
   args=(--runs 3 --frames 600 --warmup 20 --cases-at-once)
-  "$lat" "${args[@]}" > "$out/latency-30fps.txt" 2>&1
-  echo "zc-latency rc=$?"
+  "$lat" "${args[@]}" --only 'zc |cudaupload' > "$out/latency-30fps.txt" 2>&1
+  echo "zc-latency (GPU rows) rc=$?"
   cat "$out/latency-30fps.txt"
+  "$lat" "${args[@]}" --only 'videobalance|videoconvertscale' \
+    > "$out/latency-30fps-cpu.txt" 2>&1
+  echo "zc-latency (CPU rows) rc=$?"
+  cat "$out/latency-30fps-cpu.txt"
   if [ -n "${PEER:-}" ]; then
     peer "${args[@]}" --only cudaupload > "$out/latency-30fps-peer.txt" 2>&1
     echo "zc-latency (peer) rc=$?"
