@@ -1041,19 +1041,16 @@ run_case (const Case &c, const Reference &ref_before, const Options &o,
       ref.bus_fps = std::max (ref.bus_fps_before, ref.bus_fps_after);
     }
   }
-  if (ref.ok && !std::isnan (ref.bus_fps_after)) {
+  if (ref.ok) {
+    char twice[96] = "";
+    if (!std::isnan (ref.bus_fps_after))
+      snprintf (twice, sizeof twice,
+                "; the higher of %.0f before the runs and %.0f after",
+                ref.bus_fps_before, ref.bus_fps_after);
     snprintf (line, sizeof line,
               "%-26s GPU work %.3f ms (pinned copy in, kernel, pinned copy "
-              "out; CUDA events), bus limit %.0f fps (duplex, each way; the "
-              "higher of %.0f before the runs and %.0f after)\n",
-              c.name.c_str (), ref.gpu_work_ms, ref.bus_fps,
-              ref.bus_fps_before, ref.bus_fps_after);
-    *text += line;
-  } else if (ref.ok) {
-    snprintf (line, sizeof line,
-              "%-26s GPU work %.3f ms (pinned copy in, kernel, pinned copy "
-              "out; CUDA events), bus limit %.0f fps (duplex, each way)\n",
-              c.name.c_str (), ref.gpu_work_ms, ref.bus_fps);
+              "out; CUDA events), bus limit %.0f fps (duplex, each way%s)\n",
+              c.name.c_str (), ref.gpu_work_ms, ref.bus_fps, twice);
     *text += line;
   } else if (!ref.why.empty ()) {
     *text += c.name + " GPU work not measured: " + ref.why + "\n";
