@@ -53,12 +53,11 @@ PRODUCER_STAGED = ("zcupload name=p0 ! zcfilter name=p1 memory-type=device "
                    "! zcfilter name=px ! %szcdownload name=p2")
 CONSUMER_STAGED = ("zcupload name=c0 ! zcfilter name=c1 invert=true "
                    "memory-type=device ! zcfilter name=cx ! %szcdownload name=c2")
-STAGED = False
 
 
-def halves(queue):
+def halves(queue, staged):
     q = "queue max-size-buffers=%d ! " % queue if queue else ""
-    if STAGED:
+    if staged:
         return PRODUCER_STAGED % q, CONSUMER_STAGED % q
     return PRODUCER % q, CONSUMER % q
 
@@ -102,16 +101,16 @@ def one_process(args):
     pipe = Gst.parse_launch(
         "videotestsrc num-buffers=%d pattern=colors ! %s ! %s ! %s "
         "! fakesink name=sink sync=false"
-        % ((args.frames, caps(args.size)) + halves(args.queue)))
+        % ((args.frames, caps(args.size)) + halves(args.queue, args.staged)))
     fps, frames, c = timed(pipe, "c")
     return fps, frames, c + copies(pipe, "p")
 
 
-def producer(socket, frames, size, queue):
+def producer(socket, frames, size, queue, staged):
     pipe = Gst.parse_launch(
         "videotestsrc num-buffers=%d pattern=colors ! %s ! %s "
         "! unixfdsink socket-path=%s wait-for-connection=true sync=false"
-        % (frames, caps(size), halves(queue)[0], socket))
+        % (frames, caps(size), halves(queue, staged)[0], socket))
     pipe.set_state(Gst.State.PLAYING)
     pipe.get_bus().timed_pop_filtered(
         600 * Gst.SECOND, Gst.MessageType.EOS | Gst.MessageType.ERROR)
@@ -131,7 +130,7 @@ def two_processes(args):
         time.sleep(0.05)
     pipe = Gst.parse_launch(
         "unixfdsrc socket-path=%s ! %s ! fakesink name=sink sync=false"
-        % (socket, halves(args.queue)[1]))
+        % (socket, halves(args.queue, args.staged)[1]))
     fps, frames, c = timed(pipe, "c")
     prod_copies = json.loads(prod.stdout.readline())["copies"]
     prod.wait(timeout=60)
@@ -148,11 +147,10 @@ def main():
     ap.add_argument("--staged", action="store_true")
     ap.add_argument("--producer")
     args = ap.parse_args()
-    global STAGED
-    STAGED = args.staged
     Gst.init(None)
     if args.producer:
-        return producer(args.producer, args.frames, args.size, args.queue)
+        return producer(args.producer, args.frames, args.size, args.queue,
+                        args.staged)
     sink = Gst.ElementFactory.make("unixfdsink")
     if not sink or not sink.find_property("wait-for-connection"):
         print("skipped: needs unixfdsink with wait-for-connection "
