@@ -321,6 +321,14 @@ on_paced (GstPad *, GstPadProbeInfo *, gpointer data)
   return GST_PAD_PROBE_OK;
 }
 
+/* The number of the frame of @s with timestamp @pts (the source stamps
+ * frame n at n periods) */
+int
+frame_at (const Stream *s, GstClockTime pts)
+{
+  return (int)((pts + s->period / 2) / s->period);
+}
+
 /* --stages: a frame leaving an element of the pipeline under test */
 GstPadProbeReturn
 on_stage (GstPad *, GstPadProbeInfo *info, gpointer data)
@@ -334,7 +342,7 @@ on_stage (GstPad *, GstPadProbeInfo *info, gpointer data)
   if (s->by_order)
     n = st->passed++;
   else if (GST_CLOCK_TIME_IS_VALID (pts))
-    n = (int)((pts + s->period / 2) / s->period);
+    n = frame_at (s, pts);
   std::lock_guard<std::mutex> g (s->lock);
   if (n >= 0 && n < s->total && s->pushed[n] != Clock::time_point ())
     st->at_ms[n]
@@ -419,7 +427,7 @@ on_sample (GstAppSink *sink, gpointer data)
   if (!mapped || (!s->by_order && !GST_CLOCK_TIME_IS_VALID (pts)))
     return GST_FLOW_ERROR;
   const int n = s->by_order ? s->received.load ()
-                            : (int)((pts + s->period / 2) / s->period);
+                            : frame_at (s, pts);
   if (n >= 0 && n < s->total) {
     std::lock_guard<std::mutex> g (s->lock);
     s->trip_ms[n]
