@@ -132,6 +132,11 @@ G_GNUC_INTERNAL
 void gst_zc_memory_set_seams (GstMemory * mem, const guint8 * const * seams,
     guint n);
 
+/* Whether @mem's root wraps bytes that are not ours
+ * (gst_zc_memory_new_wrapped(): a decoder's or another library's frame) */
+G_GNUC_INTERNAL
+gboolean gst_zc_memory_is_wrapped (GstZcMemory * mem);
+
 /* What gst_zc_memory_set_seams() set on @mem's root (none for memory of
  * ours); returns the count and points @seams at them */
 G_GNUC_INTERNAL

@@ -879,6 +879,12 @@ gst_zc_memory_set_seams (GstMemory * mem, const guint8 * const *seams, guint n)
   priv->n_seams = n;
 }
 
+gboolean
+gst_zc_memory_is_wrapped (GstZcMemory * mem)
+{
+  return root_of (mem)->priv->release != nullptr;
+}
+
 guint
 gst_zc_memory_get_seams (GstZcMemory * mem, const guint8 * const **seams)
 {
