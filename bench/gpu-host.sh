@@ -69,6 +69,20 @@ latency)
     echo "zc-latency (peer) rc=$?"
     cat "$out/latency-30fps-peer.txt"
   fi
+  # the decode case again on its own: its trip is a fifth of the others',
+  # and beside them their frames are in its tail
+  h='H.264 1080p > RGBA 720p'
+  alone=(--runs 3 --frames 600 --warmup 20 --stages)
+  "$lat" "${alone[@]}" --only "$h zc|$h cudaupload" \
+    > "$out/latency-h264-alone.txt" 2>&1
+  echo "zc-latency (H.264 alone) rc=$?"
+  cat "$out/latency-h264-alone.txt"
+  if [ -n "${PEER:-}" ]; then
+    peer "${alone[@]}" --only "$h cudaupload" \
+      > "$out/latency-h264-alone-peer.txt" 2>&1
+    echo "zc-latency (H.264 alone, peer) rc=$?"
+    cat "$out/latency-h264-alone-peer.txt"
+  fi
   ;;
 streams)
   # a camera's stream (1080p NV12 to RGBA 720p with an effect), N at once
@@ -92,6 +106,12 @@ streams)
       --only "fx zc mapped|$rows" > "$out/streams-flat-$n.txt" 2>&1
     echo "zc-latency flat out $n streams rc=$?"; tail -n 3 "$out/streams-flat-$n.txt"
   done
+  # the GPU's hardware queues: 8 unless the process asks for more
+  CUDA_DEVICE_MAX_CONNECTIONS=32 "$lat" --streams 32 --runs 3 --frames 600 \
+    --warmup 30 --flat-out --only "fx zc mapped|$rows" \
+    > "$out/streams-flat-32-connections32.txt" 2>&1
+  echo "zc-latency flat out 32 streams, 32 connections rc=$?"
+  tail -n 3 "$out/streams-flat-32-connections32.txt"
   if [ -n "${PEER:-}" ]; then
     for n in 1 32; do
       peer --streams $n --runs 3 --frames 600 --warmup 30 --flat-out \
