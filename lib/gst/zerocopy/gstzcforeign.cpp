@@ -382,10 +382,11 @@ gst_zc_recycled_wrap (GstZcRecycled * rec, GstAllocator * allocator,
  * gst_zc_wrapped_buffers_made:
  *
  * How many buffers of foreign frames (gst_zc_buffer_adopt_host(),
- * gst_zc_buffer_import_fd()) the process has made. A memory seen before
- * hands out the one made for it when it is free again, so once a
- * recycling producer's memories have all been seen this stays still:
- * nothing is allocated per frame.
+ * gst_zc_buffer_import_fd(), gst_zc_buffer_import_cuda()) the process has
+ * made. A host or file memory seen before hands out the one made for it
+ * when it is free again, so once a recycling producer's memories have all
+ * been seen this stays still: nothing is allocated per frame. nvcodec's
+ * device frames are wrapped anew each time: one buffer a frame.
  *
  * Returns: the count
  */
@@ -716,10 +717,12 @@ gst_zc_buffer_import_cuda (GstAllocator * device_allocator,
   GstBuffer *out = NULL;
   GstMemory *wrapper = gst_zc_memory_new_wrapped (device_allocator, NULL,
       held->info.data, held->info.size, !writable, held, held_frame_free);
-  if (wrapper)
+  if (wrapper) {
     out = gst_zc_buffer_new_around (wrapper, buffer);
-  else
+    wrappers_made++;
+  } else {
     held_frame_free (held);
+  }
   if (out && !gst_buffer_get_video_meta (out)) {
     const GstVideoInfo *info = &cmem->info;
     gst_buffer_add_video_meta_full (out, GST_VIDEO_FRAME_FLAG_NONE,
