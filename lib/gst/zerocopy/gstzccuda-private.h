@@ -104,8 +104,8 @@ gboolean gst_zc_cuda_result (cudaError_t err, GstDebugCategory * cat,
  * GST_ZC_FENCE_SPIN_US_DEFAULT; 0 sleeps at once; the poll halves after
  * each one that ran out and doubles after each that did not), then sleeps
  * in cudaEventSynchronize. A sleeping thread is woken some tens of
- * microseconds after the GPU finished (30 to 100 on an idle H100
- * host): on a frame's trip that is a large share of the wait. At most a
+ * microseconds after the GPU finished (docs/performance.md): on a frame's
+ * trip that is a large share of the wait. At most a
  * quarter of the CPUs' threads poll at once (at least one); the others
  * sleep at once, so that many streams do not turn into busy CPUs.
  * Returns what cudaEventSynchronize or the last poll returned. Exported
