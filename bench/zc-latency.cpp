@@ -32,9 +32,13 @@
  * the decoder's frame is pushed on.
  *
  * With a GPU, each case first measures what its frame costs the GPU alone
- * (CUDA events, no GStreamer): "GPU work", a pinned copy of the input frame
- * in, a kernel pass, a pinned copy of the output frame out, which is what
- * the device row cannot go below; and the bus limit, the frames a second
+ * (no GStreamer): "GPU work", a pinned copy of the input frame in (not for
+ * a decoded frame, which is on the GPU already), a kernel pass, a pinned
+ * copy of the output frame out; back to back in CUDA events, and live, one
+ * frame at a time at --fps, from the first CUDA call to the host seeing it
+ * done. The live figure is what the device row cannot go below at that
+ * rate (between frames the GPU and the driver go idle, and the same work
+ * takes longer than back to back). And the bus limit, the frames a second
  * that the input and output bytes allow at the bus's rate both ways at once
  * (a 33 MB frame: the faster of an in-place kernel on mapped memory and a
  * pinned copy each way on two streams; half of it each way, and the
@@ -46,7 +50,11 @@
  * --only keeps the rows whose "case pipeline" text holds one of the
  * |-separated strings (one ending in $: that the text ends with). --cases-at-once runs every case at the same time,
  * each in its own thread (its runs still interleaved), which takes as long
- * as the longest case instead of all of them; then the process-wide
+ * as the longest case instead of all of them. Live, each case's frames then
+ * come at its own phase of the frame period (5 cases at 30 fps: 6.7 ms
+ * apart; the decode case through its pipeline's base time), so that no two
+ * cases' frames meet on the GPU and each trip is the trip alone, but for a
+ * GPU that gets a frame every 6.7 ms instead of every 33; then the process-wide
  * columns (CPU time, threads, bytes held, wraps) belong to all cases
  * together and are left out.
  *
@@ -98,7 +106,27 @@ struct Options
   std::string h264 = "bench/media/ball-1080p-620.h264";
   std::string decoder; /* empty: the first of nvh264dec, avdec_h264, ... */
   bool stages = false; /* where the trip goes: each element's push */
+  /* live: every case's frames fall on a grid of the frame period from
+   * here, each case at its own phase (see next_slot()) */
+  Clock::time_point epoch = Clock::now ();
 };
+
+/* The first of a case's frame slots, epoch + @phase + k periods, at or
+ * after @t. With the cases at once each case has its own phase, spread
+ * over the period, so that no two cases' frames meet on the GPU (their
+ * trips are much shorter than the period) and each row's trip is what it
+ * would be alone. */
+Clock::time_point
+next_slot (const Options &o, Clock::duration phase, Clock::time_point t)
+{
+  const auto period = std::chrono::duration_cast<Clock::duration> (
+      std::chrono::duration<double> (1.0 / o.fps));
+  const Clock::time_point first = o.epoch + phase;
+  if (t <= first)
+    return first;
+  const auto k = (t - first + period - Clock::duration (1)) / period;
+  return first + k * period;
+}
 
 struct Pipeline
 {
@@ -649,8 +677,39 @@ upload_stats (GstElement *pipeline, guint64 *copied, guint64 *buffers,
   return found;
 }
 
+/* Sets @pipeline's base time so that running time 0 falls at @at, in
+ * the system clock it is told to use: the decode case's pacing identity
+ * then lets frame n go at @at + n periods, on the case's grid. */
+void
+set_base_time_at (GstElement *pipeline, Clock::time_point at)
+{
+  GstClock *clock = gst_system_clock_obtain ();
+  const GstClockTime now_gst = gst_clock_get_time (clock);
+  const Clock::time_point now = Clock::now ();
+  const auto ahead
+      = std::chrono::duration_cast<std::chrono::nanoseconds> (at - now);
+  const GstClockTime base = now_gst + (GstClockTime)std::max<int64_t> (
+                                          0, (int64_t)ahead.count ());
+  gst_pipeline_use_clock (GST_PIPELINE (pipeline), clock);
+  /* the application's base time, not one the pipeline picks when it
+   * starts playing (GstElement's start time: NONE hands it over) */
+  gst_element_set_start_time (pipeline, GST_CLOCK_TIME_NONE);
+  gst_element_set_base_time (pipeline, base);
+  GstIterator *it = gst_bin_iterate_recurse (GST_BIN (pipeline));
+  GValue v = G_VALUE_INIT;
+  while (gst_iterator_next (it, &v) == GST_ITERATOR_OK) {
+    gst_element_set_base_time (GST_ELEMENT (g_value_get_object (&v)), base);
+    g_value_reset (&v);
+  }
+  g_value_unset (&v);
+  gst_iterator_free (it);
+  gst_object_unref (clock);
+}
+
+/* @phase: the case's place in the frame period (next_slot()) */
 Result
-run_once (const Case &c, const Pipeline &pl, const Options &o)
+run_once (const Case &c, const Pipeline &pl, const Options &o,
+          Clock::duration phase)
 {
   Result r;
   std::vector<std::unique_ptr<Stream> > streams;
@@ -710,6 +769,13 @@ run_once (const Case &c, const Pipeline &pl, const Options &o)
     cb.new_sample = on_sample;
     gst_app_sink_set_callbacks (GST_APP_SINK (sink), &cb, s.get (), nullptr);
     gst_object_unref (sink);
+    /* the decoder has time to open before its first frame is due; a late
+     * start sends the first frames at once, and the warm-up takes them */
+    if (!c.source.empty ())
+      set_base_time_at (s->pipeline,
+                        next_slot (o, phase,
+                                   Clock::now ()
+                                       + std::chrono::milliseconds (500)));
     if (gst_element_set_state (s->pipeline, GST_STATE_PLAYING)
         == GST_STATE_CHANGE_FAILURE) {
       r.why = "could not start: " + bus_error (s->pipeline);
@@ -717,7 +783,8 @@ run_once (const Case &c, const Pipeline &pl, const Options &o)
     streams.push_back (std::move (s));
   }
   if (r.why.empty ()) {
-    const Clock::time_point t0 = Clock::now () + std::chrono::milliseconds (50);
+    const Clock::time_point t0
+        = next_slot (o, phase, Clock::now () + std::chrono::milliseconds (50));
     std::vector<std::thread> pushers;
     const double cpu0 = cpu_seconds ();
     for (size_t i = 0; i < streams.size () && c.source.empty (); i++) {
@@ -927,7 +994,13 @@ struct Reference
 {
   bool ok = false;
   std::string why;
-  double gpu_work_ms = NAN; /* pinned copy in + kernel + pinned copy out */
+  double gpu_work_ms = NAN; /* pinned copy in + kernel + pinned copy out,
+                               back to back (CUDA events) */
+  /* the same, one frame at a time at --fps on the case's grid: the
+   * host's view (first call to done seen) and the GPU's (events) */
+  zc_bench::PacedWork paced;
+  bool paced_ok = false;
+  std::string paced_why;
   double bus_fps = NAN;     /* the larger of in and out at half the duplex
                                rate: a direction's share */
   double frame_bytes = NAN; /* the larger of in and out */
@@ -969,6 +1042,28 @@ measure_duplex_rate (std::string *why)
                    both / big.copies_both_ways.median_ms);
 }
 
+/* The case's frame, one at a time at --fps on the case's grid (@phase):
+ * what the trip cannot go below at that rate */
+void
+measure_paced_reference (const Case &c, const Options &o,
+                         Clock::duration phase, Reference *r)
+{
+  size_t in_row = 0, in_rows = 0, out_row = 0, out_rows = 0;
+  if (!frame_rows (c.in_caps, &in_row, &in_rows)
+      || !frame_rows (c.out_caps, &out_row, &out_rows)) {
+    r->paced_why = "bad caps";
+    return;
+  }
+  const auto period = std::chrono::duration_cast<Clock::duration> (
+      std::chrono::duration<double> (1.0 / o.fps));
+  const Clock::time_point first
+      = next_slot (o, phase, Clock::now () + std::chrono::milliseconds (50));
+  r->paced_ok = zc_bench::measure_paced_work (
+      in_row, in_rows, out_row, out_rows,
+      c.out_caps.find ("RGBA") != std::string::npos, c.source.empty (), 30,
+      [&] (int n) { return first + n * period; }, &r->paced, &r->paced_why);
+}
+
 /* @duplex_bytes_per_ms: measure_duplex_rate()'s, the same for every case */
 Reference
 measure_reference (const Case &c, double duplex_bytes_per_ms)
@@ -989,7 +1084,11 @@ measure_reference (const Case &c, double duplex_bytes_per_ms)
     return r;
   r.ok = true;
   const double in_bytes = (double)in.bytes, out_bytes = (double)out.bytes;
-  r.gpu_work_ms = in.bytes == out.bytes
+  /* a decoder's frames are on the GPU already: no copy in */
+  const bool decoded = !c.source.empty ();
+  r.gpu_work_ms = decoded ? out.device_in_place.median_ms
+                                + out.device_to_host.median_ms
+                  : in.bytes == out.bytes
                       ? in.copy_kernel_copy.median_ms
                       : in.host_to_device.median_ms
                             + out.device_in_place.median_ms
@@ -1008,7 +1107,7 @@ measure_reference (const Case &c, double duplex_bytes_per_ms)
  * lines to @text; returns the number of rows that failed */
 int
 run_case (const Case &c, const Reference &ref_before, const Options &o,
-          std::string *text)
+          Clock::duration phase, std::string *text)
 {
   Reference ref = ref_before;
   int failures = 0;
@@ -1024,11 +1123,13 @@ run_case (const Case &c, const Reference &ref_before, const Options &o,
   }
   if (!case_selected (c, o))
     return 0;
+  if (ref.ok && !o.flat_out)
+    measure_paced_reference (c, o, phase, &ref);
   for (int run = 0; run < o.runs; run++)
     for (size_t p = 0; p < c.pipelines.size (); p++) {
       if (!why[p].empty ())
         continue;
-      Result r = run_once (c, c.pipelines[p], o);
+      Result r = run_once (c, c.pipelines[p], o, phase);
       if (!r.ok) {
         why[p] = r.why;
         failures++;
@@ -1055,10 +1156,28 @@ run_case (const Case &c, const Reference &ref_before, const Options &o,
       snprintf (twice, sizeof twice,
                 "; the higher of %.0f before the runs and %.0f after",
                 ref.bus_fps_before, ref.bus_fps_after);
+    const char *work = c.source.empty ()
+                           ? "pinned copy in, kernel, pinned copy out"
+                           : "the decoded frame's kernel, pinned copy out";
     snprintf (line, sizeof line,
-              "%-26s GPU work %.3f ms (pinned copy in, kernel, pinned copy "
-              "out; CUDA events), bus limit %.0f fps (duplex, each way%s)\n",
-              c.name.c_str (), ref.gpu_work_ms, ref.bus_fps, twice);
+              "%-26s GPU work (%s) back to back %.3f ms (CUDA events), bus "
+              "limit %.0f fps (duplex, each way%s)\n",
+              c.name.c_str (), work, ref.gpu_work_ms, ref.bus_fps, twice);
+    *text += line;
+    if (ref.paced_ok)
+      snprintf (line, sizeof line,
+                "%-26s GPU work one frame every %.1f ms %.3f ms (%.3f-%.3f; "
+                "first CUDA call to done seen by the host), %.3f in CUDA "
+                "events: >GPU is against %.3f\n",
+                c.name.c_str (), 1e3 / o.fps, ref.paced.host.median_ms,
+                ref.paced.host.min_ms, ref.paced.host.max_ms,
+                ref.paced.gpu.median_ms, ref.paced.host.median_ms);
+    else if (!o.flat_out)
+      snprintf (line, sizeof line,
+                "%-26s GPU work at %g fps not measured: %s\n",
+                c.name.c_str (), o.fps, ref.paced_why.c_str ());
+    else
+      line[0] = '\0';
     *text += line;
   } else if (!ref.why.empty ()) {
     *text += c.name + " GPU work not measured: " + ref.why + "\n";
@@ -1096,8 +1215,9 @@ run_case (const Case &c, const Reference &ref_before, const Options &o,
     if (ref.ok && o.flat_out)
       snprintf (vs, sizeof vs, "%.1f%%",
                 100.0 * median_of (total) / ref.bus_fps);
-    else if (ref.ok)
-      snprintf (vs, sizeof vs, "%+.3f", median_of (med) - ref.gpu_work_ms);
+    else if (ref.paced_ok)
+      snprintf (vs, sizeof vs, "%+.3f",
+                median_of (med) - ref.paced.host.median_ms);
     char process[128];
     if (!o.cases_at_once)
       snprintf (process, sizeof process,
@@ -1206,10 +1326,13 @@ main (int argc, char **argv)
           device.c_str (), gst_version_string (), o.streams,
           o.streams > 1 ? "s" : "", o.flat_out ? "flat out" : pace, o.frames,
           o.warmup, o.runs,
-          o.cases_at_once ? ", the cases at once (one thread each)" : "");
+          o.cases_at_once ? ", the cases at once (one thread each, each "
+                            "at its own phase of the period)"
+                          : "");
   printf ("trip: push at the source to mapped for reading at the sink, ms; "
           "median of the runs (range); fps: the slowest stream's and all "
-          "streams' together; >GPU: median minus the GPU work; wraps: "
+          "streams' together; >GPU: median minus the GPU work one frame "
+          "at a time at that rate; wraps: "
           "buffers made around foreign frames after warm-up (0: none per "
           "frame)\n\n");
   printf ("%-26s %-46s %-22s %-22s %-9s %-15s %-16s %-7s %-8s %-7s %-9s "
@@ -1233,17 +1356,30 @@ main (int argc, char **argv)
   }
   std::vector<std::string> text (cases.size ());
   std::vector<int> failed (cases.size (), 0);
+  /* the cases' phases: at once, spread over the frame period */
+  std::vector<Clock::duration> phase (cases.size (), Clock::duration (0));
+  if (o.cases_at_once) {
+    size_t n = 0;
+    for (const Case &c : cases)
+      n += case_selected (c, o) ? 1 : 0;
+    const auto period = std::chrono::duration_cast<Clock::duration> (
+        std::chrono::duration<double> (1.0 / o.fps));
+    for (size_t i = 0, k = 0; i < cases.size (); i++)
+      if (case_selected (cases[i], o))
+        phase[i] = period * (k++) / std::max<size_t> (n, 1);
+  }
+  o.epoch = Clock::now ();
   if (o.cases_at_once) {
     std::vector<std::thread> workers;
     for (size_t i = 0; i < cases.size (); i++)
       workers.emplace_back ([&, i] () {
-        failed[i] = run_case (cases[i], refs[i], o, &text[i]);
+        failed[i] = run_case (cases[i], refs[i], o, phase[i], &text[i]);
       });
     for (auto &t : workers)
       t.join ();
   } else {
     for (size_t i = 0; i < cases.size (); i++) {
-      failed[i] = run_case (cases[i], refs[i], o, &text[i]);
+      failed[i] = run_case (cases[i], refs[i], o, phase[i], &text[i]);
       fputs (text[i].c_str (), stdout);
       fflush (stdout);
       text[i].clear ();

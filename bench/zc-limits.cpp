@@ -7,7 +7,10 @@
 
 #include <algorithm>
 #include <functional>
+#include <thread>
 #include <vector>
+
+#include <sched.h>
 
 namespace zc_bench {
 
@@ -81,6 +84,19 @@ struct Buffers
   }
 };
 
+Timing
+timing_of (std::vector<double> ms)
+{
+  Timing t;
+  if (ms.empty ())
+    return t;
+  std::sort (ms.begin (), ms.end ());
+  t.median_ms = ms[ms.size () / 2];
+  t.min_ms = ms.front ();
+  t.max_ms = ms.back ();
+  return t;
+}
+
 bool
 time_runs (Buffers &b, int runs, const std::function<cudaError_t ()> &work,
            Timing *out, std::string *error)
@@ -97,10 +113,7 @@ time_runs (Buffers &b, int runs, const std::function<cudaError_t ()> &work,
     LIMITS_CHECK (cudaEventElapsedTime (&t, b.start, b.stop));
     ms.push_back (t);
   }
-  std::sort (ms.begin (), ms.end ());
-  out->median_ms = ms[ms.size () / 2];
-  out->min_ms = ms.front ();
-  out->max_ms = ms.back ();
+  *out = timing_of (ms);
   return true;
 }
 
@@ -220,6 +233,80 @@ measure_limits (size_t row_bytes, size_t rows, bool rgba, int runs, Limits *out,
   return true;
 }
 
+bool
+measure_paced_work (
+    size_t in_row_bytes, size_t in_rows, size_t out_row_bytes,
+    size_t out_rows, bool rgba_out, bool copy_in, int frames,
+    const std::function<std::chrono::steady_clock::time_point (int)> &slot,
+    PacedWork *out, std::string *error)
+{
+  using Clock = std::chrono::steady_clock;
+  const size_t in_bytes = in_row_bytes * in_rows;
+  const size_t out_bytes = out_row_bytes * out_rows;
+  const int warmup = 5;
+  *out = PacedWork ();
+
+  Buffers b;
+  LIMITS_CHECK (cudaSetDevice (0));
+  LIMITS_CHECK (cudaStreamCreateWithFlags (&b.stream, cudaStreamNonBlocking));
+  LIMITS_CHECK (cudaEventCreate (&b.start));
+  LIMITS_CHECK (cudaEventCreate (&b.stop));
+  LIMITS_CHECK (cudaHostAlloc ((void **)&b.pinned, std::max (in_bytes, out_bytes),
+                               cudaHostAllocPortable));
+  LIMITS_CHECK (cudaMalloc ((void **)&b.device, in_bytes));
+  LIMITS_CHECK (cudaMalloc ((void **)&b.device2, out_bytes));
+  std::fill (b.pinned, b.pinned + std::max (in_bytes, out_bytes), 7);
+  LIMITS_CHECK (cudaMemsetAsync (b.device, 7, in_bytes, b.stream));
+  LIMITS_CHECK (cudaMemsetAsync (b.device2, 7, out_bytes, b.stream));
+  LIMITS_CHECK (cudaStreamSynchronize (b.stream));
+
+  zc::LutSet luts;
+  for (auto &lut : luts.lut)
+    zc::build_invert_lut (lut);
+  if (rgba_out)
+    zc::build_identity_lut (luts.lut[3]);
+  const zc::PlaneJob job{ b.device2,
+                          b.device2,
+                          out_row_bytes,
+                          out_row_bytes,
+                          (uint32_t)out_row_bytes,
+                          (uint32_t)out_rows };
+
+  std::vector<double> host_ms, gpu_ms;
+  for (int n = 0; n < warmup + frames; n++) {
+    std::this_thread::sleep_until (slot (n));
+    const Clock::time_point t0 = Clock::now ();
+    LIMITS_CHECK (cudaEventRecord (b.start, b.stream));
+    if (copy_in)
+      LIMITS_CHECK (cudaMemcpyAsync (b.device, b.pinned, in_bytes,
+                                     cudaMemcpyHostToDevice, b.stream));
+    LIMITS_CHECK (zc::apply_lut_cuda (job, luts, b.stream));
+    LIMITS_CHECK (cudaMemcpyAsync (b.pinned, b.device2, out_bytes,
+                                   cudaMemcpyDeviceToHost, b.stream));
+    LIMITS_CHECK (cudaEventRecord (b.stop, b.stream));
+    cudaError_t e;
+    while ((e = cudaEventQuery (b.stop)) == cudaErrorNotReady)
+      sched_yield ();
+    LIMITS_CHECK (e);
+    const Clock::time_point t1 = Clock::now ();
+    float t = 0.0f;
+    LIMITS_CHECK (cudaEventElapsedTime (&t, b.start, b.stop));
+    if (n >= warmup) {
+      host_ms.push_back (
+          std::chrono::duration<double, std::milli> (t1 - t0).count ());
+      gpu_ms.push_back (t);
+    }
+  }
+  out->host = timing_of (host_ms);
+  out->gpu = timing_of (gpu_ms);
+  if (b.pinned[0] != 7 && b.pinned[0] != 248) {
+    *error = "the kernel wrote wrong bytes (" + std::to_string (b.pinned[0])
+             + ")";
+    return false;
+  }
+  return true;
+}
+
 #else /* no CUDA backend */
 
 bool
@@ -233,6 +320,17 @@ bool
 measure_limits (size_t, size_t, bool, int, Limits *out, std::string *error)
 {
   *out = Limits ();
+  *error = "built without the CUDA backend";
+  return false;
+}
+
+bool
+measure_paced_work (
+    size_t, size_t, size_t, size_t, bool, bool, int,
+    const std::function<std::chrono::steady_clock::time_point (int)> &,
+    PacedWork *out, std::string *error)
+{
+  *out = PacedWork ();
   *error = "built without the CUDA backend";
   return false;
 }

@@ -15,7 +15,9 @@
 #ifndef GST_ZC_BENCH_LIMITS_H
 #define GST_ZC_BENCH_LIMITS_H
 
+#include <chrono>
 #include <cstddef>
+#include <functional>
 #include <string>
 
 namespace zc_bench {
@@ -57,6 +59,28 @@ bool gpu_available (std::string *device_name, std::string *why);
  * bytes other than the expected ones. */
 bool measure_limits (size_t row_bytes, size_t rows, bool rgba, int runs,
                      Limits *out, std::string *error);
+
+/* One frame's GPU work, one frame at a time at a frame rate, as a bare
+ * CUDA program sees it: a pinned copy of the input frame in (unless
+ * @copy_in is false: the frame is on the GPU already, as a decoder's is),
+ * the table kernel on the output frame, a pinned copy of it out.
+ * Frame n starts at @slot (n), after a sleep; *host is the time from the
+ * first CUDA call to the host seeing the work done (polling, as a reader
+ * that spins would), *gpu the same span in CUDA events. The first few
+ * frames warm up and are not counted. At 30 fps the GPU and the driver
+ * have gone idle between frames, and the same work takes longer than back
+ * to back (measure_limits()): this is the floor for a pipeline's trip at
+ * that rate. */
+struct PacedWork
+{
+  Timing host;
+  Timing gpu;
+};
+bool measure_paced_work (
+    size_t in_row_bytes, size_t in_rows, size_t out_row_bytes,
+    size_t out_rows, bool rgba_out, bool copy_in, int frames,
+    const std::function<std::chrono::steady_clock::time_point (int)> &slot,
+    PacedWork *out, std::string *error);
 
 } // namespace zc_bench
 
