@@ -84,6 +84,7 @@ namespace {
 
 using Clock = std::chrono::steady_clock;
 using zc_bench::Timing;
+using zc_bench::timing_of;
 
 struct Options
 {
@@ -172,19 +173,6 @@ struct Row
   std::string check;      /* GPU output against the CPU twin */
   double speedup = NAN;   /* CPU element ms / this ms */
 };
-
-Timing
-timing_of (std::vector<double> ms)
-{
-  Timing t;
-  if (ms.empty ())
-    return t;
-  std::sort (ms.begin (), ms.end ());
-  t.median_ms = ms[ms.size () / 2];
-  t.min_ms = ms.front ();
-  t.max_ms = ms.back ();
-  return t;
-}
 
 std::string
 strf (const char *format, ...)

@@ -14,6 +14,19 @@
 
 namespace zc_bench {
 
+Timing
+timing_of (std::vector<double> ms)
+{
+  Timing t;
+  if (ms.empty ())
+    return t;
+  std::sort (ms.begin (), ms.end ());
+  t.median_ms = ms[ms.size () / 2];
+  t.min_ms = ms.front ();
+  t.max_ms = ms.back ();
+  return t;
+}
+
 double
 gigabytes_per_second (double bytes, double ms)
 {
@@ -83,19 +96,6 @@ struct Buffers
       cudaStreamDestroy (stream2);
   }
 };
-
-Timing
-timing_of (std::vector<double> ms)
-{
-  Timing t;
-  if (ms.empty ())
-    return t;
-  std::sort (ms.begin (), ms.end ());
-  t.median_ms = ms[ms.size () / 2];
-  t.min_ms = ms.front ();
-  t.max_ms = ms.back ();
-  return t;
-}
 
 bool
 time_runs (Buffers &b, int runs, const std::function<cudaError_t ()> &work,

@@ -19,6 +19,7 @@
 #include <cstddef>
 #include <functional>
 #include <string>
+#include <vector>
 
 namespace zc_bench {
 
@@ -41,6 +42,9 @@ struct Limits
   Timing copies_both_ways; /* a pinned copy in and another out at once, on
                               two streams (the two copy engines) */
 };
+
+/* The median, lowest and highest of @ms; zeros for none. */
+Timing timing_of (std::vector<double> ms);
 
 /* GB/s (1e9 bytes) for @bytes moved in @ms; 0 when @ms is not positive. */
 double gigabytes_per_second (double bytes, double ms);
