@@ -52,7 +52,9 @@ peer() {
 case $phase in
 latency)
   # every case at 30 fps, 600 frames timed, 3 runs interleaved; the cases
-  # at once (a thread each) so that it takes minutes, not half an hour.
+  # at once (a thread each, each at its own phase of the frame period, so
+  # that their frames do not meet on the GPU) so that it takes minutes,
+  # not half an hour.
   # The GPU rows (ours and nvcodec's) first, then the CPU elements' rows
   # on their own: beside them (videobalance on 4K takes every core) the
   # GPU rows' tails were the CPU rows' doing.
@@ -69,8 +71,8 @@ latency)
     echo "zc-latency (peer) rc=$?"
     cat "$out/latency-30fps-peer.txt"
   fi
-  # the decode case again on its own: its trip is a fifth of the others',
-  # and beside them their frames are in its tail
+  # the decode case again on its own: with the cases at once the GPU gets
+  # a frame every 6.7 ms, alone every 33 ms, as with one camera
   h='H.264 1080p > RGBA 720p'
   alone=(--runs 3 --frames 600 --warmup 20 --stages)
   "$lat" "${alone[@]}" --only "$h zc|$h cudaupload" \
