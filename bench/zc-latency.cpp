@@ -62,6 +62,10 @@
  *              [--flat-out] [--cases-at-once] [--only TEXT|TEXT...]
  *              [--h264 FILE] [--decoder NAME] [--stages]
  *
+ * A row whose pipelines hand no frame to a sink for 30 s ends the
+ * program with a line that names it (exit status 3): a stalled pipeline
+ * cannot be stopped.
+ *
  * --stages adds a line under each row: when each element of the pipeline
  * pushed the frame on (median ms after the trip's start), then when the
  * sink had it mapped: where a trip's time goes.
@@ -74,6 +78,7 @@
 #include "zc-limits.h"
 
 #include <sys/resource.h>
+#include <unistd.h>
 
 #include <algorithm>
 #include <atomic>
@@ -809,12 +814,38 @@ run_once (const Case &c, const Pipeline &pl, const Options &o,
           return false;
       return true;
     };
+    /* A pipeline that stops handing frames on (a deadlock in an element,
+     * a GPU that hangs) cannot be stopped either: say which row it was
+     * and end the process, rather than wait until someone kills it. */
+    const auto stall_limit = std::chrono::seconds (30);
+    long progress = -1;
+    Clock::time_point progress_at = Clock::now ();
+    auto check_stall = [&] () {
+      long got = 0;
+      for (auto &t : streams)
+        got += t->received.load ();
+      const Clock::time_point now = Clock::now ();
+      if (got != progress) {
+        progress = got;
+        progress_at = now;
+        return;
+      }
+      if (now - progress_at < stall_limit)
+        return;
+      printf ("%-26s %-46s stalled: no frame reached a sink for %d s "
+              "(%ld of %ld frames); giving up\n",
+              c.name.c_str (), pl.label.c_str (), (int)stall_limit.count (),
+              got, (long)total * (long)streams.size ());
+      fflush (stdout);
+      _exit (3);
+    };
     for (auto &s : streams) {
       GstBus *bus = gst_element_get_bus (s->pipeline);
       while (true) {
         GstMessage *m = gst_bus_timed_pop_filtered (
             bus, 100 * GST_MSECOND,
             (GstMessageType)(GST_MESSAGE_EOS | GST_MESSAGE_ERROR));
+        check_stall ();
         if (!sampled && s->received.load () > o.warmup) {
           sampled = true;
           sampled_threads = threads ();
