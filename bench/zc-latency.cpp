@@ -1362,10 +1362,12 @@ main (int argc, char **argv)
                           : "");
   printf ("trip: push at the source to mapped for reading at the sink, ms; "
           "median of the runs (range); fps: the slowest stream's and all "
-          "streams' together; >GPU: median minus the GPU work one frame "
-          "at a time at that rate; wraps: "
+          "streams' together; %s; wraps: "
           "buffers made around foreign frames after warm-up (0: none per "
-          "frame)\n\n");
+          "frame)\n\n",
+          o.flat_out ? "% bus: all streams' fps over the bus limit"
+                     : ">GPU: median minus the GPU work one frame at a time "
+                       "at that rate");
   printf ("%-26s %-46s %-22s %-22s %-9s %-15s %-16s %-7s %-8s %-7s %-9s "
           "%-6s %s\n",
           "case", "pipeline", "median", "p99", "max", "fps slowest",
