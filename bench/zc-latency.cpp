@@ -54,7 +54,12 @@
  * come at its own phase of the frame period (5 cases at 30 fps: 6.7 ms
  * apart; the decode case through its pipeline's base time), so that no two
  * cases' frames meet on the GPU and each trip is the trip alone, but for a
- * GPU that gets a frame every 6.7 ms instead of every 33; then the process-wide
+ * GPU that gets a frame every 6.7 ms instead of every 33. The cases also
+ * take their turns together: each run's pipelines of every case (and each
+ * case's GPU-work reference) start their frames together and are torn
+ * down together once every case is done, so that no case's pipelines
+ * starting or stopping (pinned allocations and frees, which wait on the
+ * whole device) fall among another case's timed frames. Then the process-wide
  * columns (CPU time, threads, bytes held, wraps) belong to all cases
  * together and are left out.
  *
@@ -82,6 +87,7 @@
 
 #include <algorithm>
 #include <atomic>
+#include <condition_variable>
 #include <chrono>
 #include <cmath>
 #include <cstdio>
@@ -97,6 +103,68 @@
 namespace {
 
 using Clock = std::chrono::steady_clock;
+
+/* With the cases at once, the case threads meet here: each run's
+ * pipelines start their frames together, and are torn down together once
+ * every case's run is done, so that no case's setup or teardown (pinned
+ * allocations and frees, which wait on the whole device) falls among
+ * another case's timed frames. Every thread arrives the same number of
+ * times (a thread with no row to run at a turn arrives anyway). */
+class Rendezvous
+{
+public:
+  explicit Rendezvous (int parties) : parties_ (parties) {}
+
+  void
+  arrive_and_wait ()
+  {
+    std::unique_lock<std::mutex> lk (lock_);
+    const long generation = generation_;
+    if (++arrived_ == parties_) {
+      arrived_ = 0;
+      generation_++;
+      cond_.notify_all ();
+      return;
+    }
+    cond_.wait (lk, [&] { return generation_ != generation; });
+  }
+
+private:
+  std::mutex lock_;
+  std::condition_variable cond_;
+  const int parties_;
+  int arrived_ = 0;
+  long generation_ = 0;
+};
+
+/* One turn at the rendezvous: arrive when ready to time frames, and again
+ * when done with them; whatever is left arrives on the way out */
+class Turn
+{
+public:
+  explicit Turn (Rendezvous *r) : r_ (r) {}
+  ~Turn ()
+  {
+    while (left_ > 0)
+      next ();
+  }
+  Turn (const Turn &) = delete;
+  Turn &operator= (const Turn &) = delete;
+
+  void
+  next ()
+  {
+    if (left_ > 0) {
+      left_--;
+      if (r_)
+        r_->arrive_and_wait ();
+    }
+  }
+
+private:
+  Rendezvous *r_;
+  int left_ = 2;
+};
 
 struct Options
 {
@@ -114,6 +182,8 @@ struct Options
   /* live: every case's frames fall on a grid of the frame period from
    * here, each case at its own phase (see next_slot()) */
   Clock::time_point epoch = Clock::now ();
+  Rendezvous *rendezvous = nullptr; /* the cases at once */
+  size_t most_rows = 0;             /* of any case: the turns of a run */
 };
 
 /* The first of a case's frame slots, epoch + @phase + k periods, at or
@@ -717,6 +787,7 @@ run_once (const Case &c, const Pipeline &pl, const Options &o,
           Clock::duration phase)
 {
   Result r;
+  Turn turn (o.rendezvous);
   std::vector<std::unique_ptr<Stream> > streams;
   const int total = o.warmup + o.frames;
   for (int i = 0; i < o.streams; i++) {
@@ -787,6 +858,7 @@ run_once (const Case &c, const Pipeline &pl, const Options &o,
     }
     streams.push_back (std::move (s));
   }
+  turn.next (); /* every case's pipelines are made */
   if (r.why.empty ()) {
     const Clock::time_point t0
         = next_slot (o, phase, Clock::now () + std::chrono::milliseconds (50));
@@ -940,6 +1012,7 @@ run_once (const Case &c, const Pipeline &pl, const Options &o,
       r.why = "no frame reached the sink";
     }
   }
+  turn.next (); /* every case's run is done */
   guint64 copied = 0, buffers = 0, reg = 0;
   bool have_upload = false;
   for (auto &s : streams)
@@ -1082,17 +1155,24 @@ measure_paced_reference (const Case &c, const Options &o,
   size_t in_row = 0, in_rows = 0, out_row = 0, out_rows = 0;
   if (!frame_rows (c.in_caps, &in_row, &in_rows)
       || !frame_rows (c.out_caps, &out_row, &out_rows)) {
+    Turn idle (o.rendezvous);
     r->paced_why = "bad caps";
     return;
   }
   const auto period = std::chrono::duration_cast<Clock::duration> (
       std::chrono::duration<double> (1.0 / o.fps));
-  const Clock::time_point first
-      = next_slot (o, phase, Clock::now () + std::chrono::milliseconds (50));
+  Turn turn (o.rendezvous);
+  Clock::time_point first;
   r->paced_ok = zc_bench::measure_paced_work (
       in_row, in_rows, out_row, out_rows,
       c.out_caps.find ("RGBA") != std::string::npos, c.source.empty (), 30,
-      [&] (int n) { return first + n * period; }, &r->paced, &r->paced_why);
+      [&] (int n) { return first + n * period; },
+      [&] () {
+        turn.next ();
+        first = next_slot (o, phase,
+                           Clock::now () + std::chrono::milliseconds (50));
+      },
+      [&] () { turn.next (); }, &r->paced, &r->paced_why);
 }
 
 /* @duplex_bytes_per_ms: measure_duplex_rate()'s, the same for every case */
@@ -1154,12 +1234,20 @@ run_case (const Case &c, const Reference &ref_before, const Options &o,
   }
   if (!case_selected (c, o))
     return 0;
-  if (ref.ok && !o.flat_out)
+  if (ref.ok && !o.flat_out) {
     measure_paced_reference (c, o, phase, &ref);
+  } else {
+    Turn idle (o.rendezvous);
+  }
+  /* at once, every case takes as many turns as the case with most rows */
+  const size_t turns = o.rendezvous ? std::max (o.most_rows, c.pipelines.size ())
+                                    : c.pipelines.size ();
   for (int run = 0; run < o.runs; run++)
-    for (size_t p = 0; p < c.pipelines.size (); p++) {
-      if (!why[p].empty ())
+    for (size_t p = 0; p < turns; p++) {
+      if (p >= c.pipelines.size () || !why[p].empty ()) {
+        Turn idle (o.rendezvous);
         continue;
+      }
       Result r = run_once (c, c.pipelines[p], o, phase);
       if (!r.ok) {
         why[p] = r.why;
@@ -1402,6 +1490,17 @@ main (int argc, char **argv)
         phase[i] = period * (k++) / std::max<size_t> (n, 1);
   }
   o.epoch = Clock::now ();
+  std::unique_ptr<Rendezvous> rendezvous;
+  if (o.cases_at_once) {
+    int n = 0;
+    for (const Case &c : cases)
+      if (case_selected (c, o)) {
+        n++;
+        o.most_rows = std::max (o.most_rows, c.pipelines.size ());
+      }
+    rendezvous.reset (new Rendezvous (std::max (n, 1)));
+    o.rendezvous = rendezvous.get ();
+  }
   if (o.cases_at_once) {
     std::vector<std::thread> workers;
     for (size_t i = 0; i < cases.size (); i++)

@@ -238,6 +238,7 @@ measure_paced_work (
     size_t in_row_bytes, size_t in_rows, size_t out_row_bytes,
     size_t out_rows, bool rgba_out, bool copy_in, int frames,
     const std::function<std::chrono::steady_clock::time_point (int)> &slot,
+    const std::function<void ()> &ready, const std::function<void ()> &done,
     PacedWork *out, std::string *error)
 {
   using Clock = std::chrono::steady_clock;
@@ -272,6 +273,8 @@ measure_paced_work (
                           (uint32_t)out_row_bytes,
                           (uint32_t)out_rows };
 
+  if (ready)
+    ready ();
   std::vector<double> host_ms, gpu_ms;
   for (int n = 0; n < warmup + frames; n++) {
     std::this_thread::sleep_until (slot (n));
@@ -297,6 +300,8 @@ measure_paced_work (
       gpu_ms.push_back (t);
     }
   }
+  if (done)
+    done ();
   out->host = timing_of (host_ms);
   out->gpu = timing_of (gpu_ms);
   if (b.pinned[0] != 7 && b.pinned[0] != 248) {
@@ -328,6 +333,7 @@ bool
 measure_paced_work (
     size_t, size_t, size_t, size_t, bool, bool, int,
     const std::function<std::chrono::steady_clock::time_point (int)> &,
+    const std::function<void ()> &, const std::function<void ()> &,
     PacedWork *out, std::string *error)
 {
   *out = PacedWork ();

@@ -71,7 +71,11 @@ bool measure_limits (size_t row_bytes, size_t rows, bool rgba, int runs,
  * Frame n starts at @slot (n), after a sleep; *host is the time from the
  * first CUDA call to the host seeing the work done (polling, as a reader
  * that spins would), *gpu the same span in CUDA events. The first few
- * frames warm up and are not counted. At 30 fps the GPU and the driver
+ * frames warm up and are not counted. @ready (if set) runs once the
+ * buffers are allocated, before the first frame, and @done after the
+ * last frame, before they are freed (allocations and frees wait on the
+ * whole device: a caller timing other work beside can keep them apart).
+ * At 30 fps the GPU and the driver
  * have gone idle between frames, and the same work takes longer than back
  * to back (measure_limits()): this is the floor for a pipeline's trip at
  * that rate. */
@@ -84,6 +88,7 @@ bool measure_paced_work (
     size_t in_row_bytes, size_t in_rows, size_t out_row_bytes,
     size_t out_rows, bool rgba_out, bool copy_in, int frames,
     const std::function<std::chrono::steady_clock::time_point (int)> &slot,
+    const std::function<void ()> &ready, const std::function<void ()> &done,
     PacedWork *out, std::string *error);
 
 } // namespace zc_bench
