@@ -186,6 +186,14 @@ struct Options
   size_t most_rows = 0;             /* of any case: the turns of a run */
 };
 
+/* One frame period at --fps */
+Clock::duration
+frame_period (const Options &o)
+{
+  return std::chrono::duration_cast<Clock::duration> (
+      std::chrono::duration<double> (1.0 / o.fps));
+}
+
 /* The first of a case's frame slots, epoch + @phase + k periods, at or
  * after @t. With the cases at once each case has its own phase, spread
  * over the period, so that no two cases' frames meet on the GPU (their
@@ -194,8 +202,7 @@ struct Options
 Clock::time_point
 next_slot (const Options &o, Clock::duration phase, Clock::time_point t)
 {
-  const auto period = std::chrono::duration_cast<Clock::duration> (
-      std::chrono::duration<double> (1.0 / o.fps));
+  const Clock::duration period = frame_period (o);
   const Clock::time_point first = o.epoch + phase;
   if (t <= first)
     return first;
@@ -623,8 +630,7 @@ bus_error (GstElement *pipeline)
 void
 push_frames (Stream *s, const Options &o, Clock::time_point start)
 {
-  const auto period = std::chrono::duration_cast<Clock::duration> (
-      std::chrono::duration<double> (1.0 / o.fps));
+  const Clock::duration period = frame_period (o);
   for (int n = 0; n < s->total; n++) {
     if (!o.flat_out)
       std::this_thread::sleep_until (start + n * period);
@@ -1159,8 +1165,7 @@ measure_paced_reference (const Case &c, const Options &o,
     r->paced_why = "bad caps";
     return;
   }
-  const auto period = std::chrono::duration_cast<Clock::duration> (
-      std::chrono::duration<double> (1.0 / o.fps));
+  const Clock::duration period = frame_period (o);
   Turn turn (o.rendezvous);
   Clock::time_point first;
   r->paced_ok = zc_bench::measure_paced_work (
@@ -1477,30 +1482,23 @@ main (int argc, char **argv)
   }
   std::vector<std::string> text (cases.size ());
   std::vector<int> failed (cases.size (), 0);
-  /* the cases' phases: at once, spread over the frame period */
+  /* at once: the cases' phases spread over the frame period, and their
+   * threads meet at one rendezvous */
   std::vector<Clock::duration> phase (cases.size (), Clock::duration (0));
-  if (o.cases_at_once) {
-    size_t n = 0;
-    for (const Case &c : cases)
-      n += case_selected (c, o) ? 1 : 0;
-    const auto period = std::chrono::duration_cast<Clock::duration> (
-        std::chrono::duration<double> (1.0 / o.fps));
-    for (size_t i = 0, k = 0; i < cases.size (); i++)
-      if (case_selected (cases[i], o))
-        phase[i] = period * (k++) / std::max<size_t> (n, 1);
-  }
-  o.epoch = Clock::now ();
   std::unique_ptr<Rendezvous> rendezvous;
   if (o.cases_at_once) {
-    int n = 0;
-    for (const Case &c : cases)
-      if (case_selected (c, o)) {
-        n++;
-        o.most_rows = std::max (o.most_rows, c.pipelines.size ());
+    std::vector<size_t> selected;
+    for (size_t i = 0; i < cases.size (); i++)
+      if (case_selected (cases[i], o)) {
+        selected.push_back (i);
+        o.most_rows = std::max (o.most_rows, cases[i].pipelines.size ());
       }
-    rendezvous.reset (new Rendezvous (std::max (n, 1)));
+    for (size_t k = 0; k < selected.size (); k++)
+      phase[selected[k]] = frame_period (o) * k / selected.size ();
+    rendezvous.reset (new Rendezvous (std::max<int> ((int)selected.size (), 1)));
     o.rendezvous = rendezvous.get ();
   }
+  o.epoch = Clock::now ();
   if (o.cases_at_once) {
     std::vector<std::thread> workers;
     for (size_t i = 0; i < cases.size (); i++)

@@ -252,11 +252,12 @@ measure_paced_work (
   LIMITS_CHECK (cudaStreamCreateWithFlags (&b.stream, cudaStreamNonBlocking));
   LIMITS_CHECK (cudaEventCreate (&b.start));
   LIMITS_CHECK (cudaEventCreate (&b.stop));
-  LIMITS_CHECK (cudaHostAlloc ((void **)&b.pinned, std::max (in_bytes, out_bytes),
+  const size_t pinned_bytes = std::max (in_bytes, out_bytes);
+  LIMITS_CHECK (cudaHostAlloc ((void **)&b.pinned, pinned_bytes,
                                cudaHostAllocPortable));
   LIMITS_CHECK (cudaMalloc ((void **)&b.device, in_bytes));
   LIMITS_CHECK (cudaMalloc ((void **)&b.device2, out_bytes));
-  std::fill (b.pinned, b.pinned + std::max (in_bytes, out_bytes), 7);
+  std::fill (b.pinned, b.pinned + pinned_bytes, 7);
   LIMITS_CHECK (cudaMemsetAsync (b.device, 7, in_bytes, b.stream));
   LIMITS_CHECK (cudaMemsetAsync (b.device2, 7, out_bytes, b.stream));
   LIMITS_CHECK (cudaStreamSynchronize (b.stream));
