@@ -33,10 +33,12 @@
  *
  * With a GPU, each case first measures what its frame costs the GPU alone
  * (no GStreamer): "GPU work", a pinned copy of the input frame in (not for
- * a decoded frame, which is on the GPU already), a kernel pass, a pinned
- * copy of the output frame out; back to back in CUDA events, and live, one
- * frame at a time at --fps, from the first CUDA call to the host seeing it
- * done. The live figure is what the device row cannot go below at that
+ * a decoded frame, which is on the GPU already), the kernel the case's
+ * zcfilter runs (the table for an effect at the same size, the conversion
+ * kernel for a change of format or size) into device memory, a pinned
+ * copy of the output frame out; one frame after another in CUDA events,
+ * and live, one frame at a time at --fps, from the first CUDA call to the
+ * host seeing it done. The live figure is what the device row cannot go below at that
  * rate (between frames the GPU and the driver go idle, and the same work
  * takes longer than back to back). And the bus limit, the frames a second
  * that the input and output bytes allow at the bus's rate both ways at once
@@ -227,6 +229,9 @@ struct Case
   /* a decode case: the source up to the decoder's output, paced (no
    * appsrc); frames are counted in the order they come */
   std::string source;
+  /* the kernel zcfilter runs on the case's frame: the GPU work the
+   * reference measures (the table unless it converts) */
+  zc_bench::FrameKernel kernel;
 };
 
 bool
@@ -288,10 +293,24 @@ make_cases (const Options &o)
     };
     cases.push_back (c);
   }
+  /* zcfilter's conversion from NV12 @w x @h into RGBA @ow x @oh */
+  auto converts = [] (int w, int h, int ow, int oh, double brightness) {
+    zc_bench::FrameKernel k;
+    k.convert = true;
+    k.in_format = "NV12";
+    k.out_format = "RGBA";
+    k.in_width = w;
+    k.in_height = h;
+    k.out_width = ow;
+    k.out_height = oh;
+    k.brightness = brightness;
+    return k;
+  };
   Case cs;
   cs.name = "NV12 4K > RGBA 1080p";
   cs.in_caps = "video/x-raw,format=NV12,width=3840,height=2160";
   cs.out_caps = out1080;
+  cs.kernel = converts (3840, 2160, 1920, 1080, 0.0);
   cs.pipelines = {
     { "zc mapped", zc_convert (nullptr), { "zcupload" } },
     { "zc managed", zc_convert ("managed"), { "zcupload" } },
@@ -318,6 +337,7 @@ make_cases (const Options &o)
   cm.name = "NV12 1080p > RGBA 720p fx";
   cm.in_caps = "video/x-raw,format=NV12,width=1920,height=1080";
   cm.out_caps = "video/x-raw" + out720;
+  cm.kernel = converts (1920, 1080, 1280, 720, -0.1);
   cm.pipelines = {
     { "zc mapped", zc_stream (nullptr), { "zcupload" } },
     { "zc device", zc_stream ("device"), { "zcupload" } },
@@ -341,6 +361,7 @@ make_cases (const Options &o)
   cd.name = "H.264 1080p > RGBA 720p";
   cd.in_caps = "video/x-raw,format=NV12,width=1920,height=1080";
   cd.out_caps = "video/x-raw" + out720;
+  cd.kernel = converts (1920, 1080, 1280, 720, 0.0);
   cd.source = "filesrc location=\"" + o.h264
               + "\" ! video/x-h264,stream-format=byte-stream,framerate=30/1 "
                 "! h264parse ! "
@@ -1105,7 +1126,7 @@ struct Reference
   bool ok = false;
   std::string why;
   double gpu_work_ms = NAN; /* pinned copy in + kernel + pinned copy out,
-                               back to back (CUDA events) */
+                               one frame after the other (CUDA events) */
   /* the same, one frame at a time at --fps on the case's grid: the
    * host's view (first call to done seen) and the GPU's (events) */
   zc_bench::PacedWork paced;
@@ -1152,26 +1173,39 @@ measure_duplex_rate (std::string *why)
                    both / big.copies_both_ways.median_ms);
 }
 
+/* The case's frame's GPU work in a bare CUDA program, frame n at @slot (n)
+ * (zc_bench::measure_paced_work()) */
+bool
+measure_case_work (
+    const Case &c, int frames,
+    const std::function<Clock::time_point (int)> &slot,
+    const std::function<void ()> &ready, const std::function<void ()> &done,
+    zc_bench::PacedWork *work, std::string *why)
+{
+  size_t in_row = 0, in_rows = 0, out_row = 0, out_rows = 0;
+  if (!frame_rows (c.in_caps, &in_row, &in_rows)
+      || !frame_rows (c.out_caps, &out_row, &out_rows)) {
+    *why = "bad caps";
+    return false;
+  }
+  /* a decoder's frames are on the GPU already: no copy in */
+  return zc_bench::measure_paced_work (
+      in_row, in_rows, out_row, out_rows,
+      c.out_caps.find ("RGBA") != std::string::npos, c.kernel,
+      c.source.empty (), frames, slot, ready, done, work, why);
+}
+
 /* The case's frame, one at a time at --fps on the case's grid (@phase):
  * what the trip cannot go below at that rate */
 void
 measure_paced_reference (const Case &c, const Options &o,
                          Clock::duration phase, Reference *r)
 {
-  size_t in_row = 0, in_rows = 0, out_row = 0, out_rows = 0;
-  if (!frame_rows (c.in_caps, &in_row, &in_rows)
-      || !frame_rows (c.out_caps, &out_row, &out_rows)) {
-    Turn idle (o.rendezvous);
-    r->paced_why = "bad caps";
-    return;
-  }
   const Clock::duration period = frame_period (o);
   Turn turn (o.rendezvous);
   Clock::time_point first;
-  r->paced_ok = zc_bench::measure_paced_work (
-      in_row, in_rows, out_row, out_rows,
-      c.out_caps.find ("RGBA") != std::string::npos, c.source.empty (), 30,
-      [&] (int n) { return first + n * period; },
+  r->paced_ok = measure_case_work (
+      c, 30, [&] (int n) { return first + n * period; },
       [&] () {
         turn.next ();
         first = next_slot (o, phase,
@@ -1191,36 +1225,20 @@ measure_reference (const Case &c, double duplex_bytes_per_ms)
     r.why = "bad caps";
     return r;
   }
-  const bool rgba_in = c.in_caps.find ("RGBA") != std::string::npos;
-  const bool rgba_out = c.out_caps.find ("RGBA") != std::string::npos;
-  const double in_bytes = (double)(in_row * in_rows);
-  const double out_bytes = (double)(out_row * out_rows);
-  /* a decoder's frames are on the GPU already: no copy in */
-  const bool decoded = !c.source.empty ();
-  const bool same_size = in_bytes == out_bytes;
-  /* each side measured only where the GPU work below takes from it */
-  zc_bench::Limits in, out;
-  if ((!decoded
-       && !zc_bench::measure_limits (in_row, in_rows, rgba_in, 50, &in,
-                                     &r.why))
-      || ((decoded || !same_size)
-          && !zc_bench::measure_limits (out_row, out_rows, rgba_out, 50,
-                                        &out, &r.why)))
+  /* one frame after the other, each started once the last is done */
+  zc_bench::PacedWork back_to_back;
+  if (!measure_case_work (
+          c, 50, [] (int) { return Clock::time_point (); }, nullptr, nullptr,
+          &back_to_back, &r.why))
     return r;
   r.ok = true;
-  r.gpu_work_ms = decoded ? out.device_in_place.median_ms
-                                + out.device_to_host.median_ms
-                  : same_size
-                      ? in.copy_kernel_copy.median_ms
-                      : in.host_to_device.median_ms
-                            + out.device_in_place.median_ms
-                            + out.device_to_host.median_ms;
+  r.gpu_work_ms = back_to_back.gpu.median_ms;
   /* The duplex rate was measured with the same bytes each way: half of it
    * is what one direction moves while the other is busy too. A PCIe link's
    * directions do not lend each other lanes, so a frame that writes more
    * than it reads (NV12 1080p in, RGBA 720p out: 3.1 MB, 3.7 MB) is bound
    * by its output's direction, whatever the other has left. */
-  r.frame_bytes = std::max (in_bytes, out_bytes);
+  r.frame_bytes = (double)std::max (in_row * in_rows, out_row * out_rows);
   r.bus_fps = duplex_bytes_per_ms / 2.0 * 1e3 / r.frame_bytes;
   return r;
 }
@@ -1286,13 +1304,14 @@ run_case (const Case &c, const Reference &ref_before, const Options &o,
       snprintf (twice, sizeof twice,
                 "; the higher of %.0f before the runs and %.0f after",
                 ref.bus_fps_before, ref.bus_fps_after);
-    const char *work = c.source.empty ()
-                           ? "pinned copy in, kernel, pinned copy out"
-                           : "the decoded frame's kernel, pinned copy out";
+    const char *kernel = c.kernel.convert ? "conversion" : "table";
     snprintf (line, sizeof line,
-              "%-26s GPU work (%s) back to back %.3f ms (CUDA events), bus "
-              "limit %.0f fps (duplex, each way%s)\n",
-              c.name.c_str (), work, ref.gpu_work_ms, ref.bus_fps, twice);
+              "%-26s GPU work (%szcfilter's %s kernel, pinned copy out) one "
+              "frame after another %.3f ms (CUDA events), bus limit %.0f fps "
+              "(duplex, each way%s)\n",
+              c.name.c_str (),
+              c.source.empty () ? "pinned copy in, " : "on the decoded frame, ",
+              kernel, ref.gpu_work_ms, ref.bus_fps, twice);
     *text += line;
     if (ref.paced_ok)
       snprintf (line, sizeof line,

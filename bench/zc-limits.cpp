@@ -3,6 +3,7 @@
  */
 #include "zc-limits.h"
 
+#include <zcconvert.h>
 #include <zcpointops.h>
 
 #include <algorithm>
@@ -233,10 +234,45 @@ measure_limits (size_t row_bytes, size_t rows, bool rgba, int runs, Limits *out,
   return true;
 }
 
+namespace {
+
+/* @format (GStreamer's name) as the kernels' format; false if unknown */
+bool
+pixfmt_of (const std::string &format, zc::PixFmt *fmt)
+{
+  for (zc::PixFmt f : zc::kAllPixFmts)
+    if (format == zc::pixfmt_name (f)) {
+      *fmt = f;
+      return true;
+    }
+  return false;
+}
+
+/* A packed @format frame of @width x @height at @base, planes one after
+ * the other; false if the format is unknown */
+bool
+packed_frame (const std::string &format, int width, int height,
+              uint8_t *base, zc::FrameDesc *d)
+{
+  if (!pixfmt_of (format, &d->fmt))
+    return false;
+  d->width = width;
+  d->height = height;
+  for (int p = 0; p < zc::pixfmt_n_planes (d->fmt); p++) {
+    d->planes[p] = base;
+    d->strides[p] = zc::pixfmt_plane_row_bytes (d->fmt, p, width);
+    base += d->strides[p] * (size_t)zc::pixfmt_plane_rows (d->fmt, p, height);
+  }
+  return true;
+}
+
+} // namespace
+
 bool
 measure_paced_work (
     size_t in_row_bytes, size_t in_rows, size_t out_row_bytes,
-    size_t out_rows, bool rgba_out, bool copy_in, int frames,
+    size_t out_rows, bool rgba_out, const FrameKernel &kernel, bool copy_in,
+    int frames,
     const std::function<std::chrono::steady_clock::time_point (int)> &slot,
     const std::function<void ()> &ready, const std::function<void ()> &done,
     PacedWork *out, std::string *error)
@@ -273,6 +309,20 @@ measure_paced_work (
                           out_row_bytes,
                           (uint32_t)out_row_bytes,
                           (uint32_t)out_rows };
+  zc::FrameDesc src, dst;
+  zc::ConvertParams params;
+  if (kernel.convert) {
+    if (!packed_frame (kernel.in_format, kernel.in_width, kernel.in_height,
+                       b.device, &src)
+        || !packed_frame (kernel.out_format, kernel.out_width,
+                          kernel.out_height, b.device2, &dst)) {
+      *error = "no kernel format " + kernel.in_format + " or "
+               + kernel.out_format;
+      return false;
+    }
+    params.sampling = zc::Sampling::Bilinear;
+    params.brightness = kernel.brightness;
+  }
 
   if (ready)
     ready ();
@@ -284,7 +334,10 @@ measure_paced_work (
     if (copy_in)
       LIMITS_CHECK (cudaMemcpyAsync (b.device, b.pinned, in_bytes,
                                      cudaMemcpyHostToDevice, b.stream));
-    LIMITS_CHECK (zc::apply_lut_cuda (job, luts, b.stream));
+    if (kernel.convert)
+      LIMITS_CHECK (zc::convert_cuda (src, dst, params, b.stream));
+    else
+      LIMITS_CHECK (zc::apply_lut_cuda (job, luts, b.stream));
     LIMITS_CHECK (cudaMemcpyAsync (b.pinned, b.device2, out_bytes,
                                    cudaMemcpyDeviceToHost, b.stream));
     LIMITS_CHECK (cudaEventRecord (b.stop, b.stream));
@@ -305,9 +358,11 @@ measure_paced_work (
     done ();
   out->host = timing_of (host_ms);
   out->gpu = timing_of (gpu_ms);
-  if (b.pinned[0] != 7 && b.pinned[0] != 248) {
+  /* the table inverts 7; the conversion into RGBA writes an opaque alpha */
+  if (kernel.convert ? kernel.out_format == "RGBA" && b.pinned[3] != 255
+                     : b.pinned[0] != 7 && b.pinned[0] != 248) {
     *error = "the kernel wrote wrong bytes (" + std::to_string (b.pinned[0])
-             + ")";
+             + ", " + std::to_string (b.pinned[3]) + ")";
     return false;
   }
   return true;
@@ -332,7 +387,7 @@ measure_limits (size_t, size_t, bool, int, Limits *out, std::string *error)
 
 bool
 measure_paced_work (
-    size_t, size_t, size_t, size_t, bool, bool, int,
+    size_t, size_t, size_t, size_t, bool, const FrameKernel &, bool, int,
     const std::function<std::chrono::steady_clock::time_point (int)> &,
     const std::function<void ()> &, const std::function<void ()> &,
     PacedWork *out, std::string *error)
