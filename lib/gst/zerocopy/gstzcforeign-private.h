@@ -6,6 +6,7 @@
 #pragma once
 
 #include <gst/gst.h>
+#include <gst/video/video.h>
 
 G_BEGIN_DECLS
 
@@ -68,11 +69,13 @@ void gst_zc_recycled_drop (gpointer recycled);
 /* A read-only buffer of one wrapper of @allocator over @size bytes at
  * @host and @device, with @original's metadata, holding @held (transfer)
  * until no one uses it and its GPU work is done: @recycled's kept buffer
- * when it is free and still fits, else a new one (kept if none is). NULL on
+ * when it is free and still fits, else a new one (kept if none is). Its
+ * video meta is @layout's, or @original's where @layout is NULL. NULL on
  * failure (@held released). */
 G_GNUC_INTERNAL
 GstBuffer * gst_zc_recycled_wrap (GstZcRecycled * recycled,
     GstAllocator * allocator, gpointer host, gpointer device, gsize size,
-    GstBuffer * original, const GstZcHeldFrame * held);
+    GstBuffer * original, const GstZcHeldFrame * held,
+    GstVideoMeta * layout);
 
 G_END_DECLS

@@ -300,11 +300,11 @@ strip_meta (GstBuffer *, GstMeta ** meta, gpointer user_data)
   return TRUE;
 }
 
-/* @out, kept, made the buffer of @original's next frame */
+/* @out, kept, made the buffer of @original's next frame, laid out as @vm
+ * says (NULL: no video meta) */
 static void
-refresh (GstBuffer * out, GstBuffer * original)
+refresh (GstBuffer * out, GstBuffer * original, GstVideoMeta * vm)
 {
-  GstVideoMeta *vm = gst_buffer_get_video_meta (original);
   gst_buffer_foreach_meta (out, strip_meta, vm);
   gst_buffer_copy_into (out, original, (GstBufferCopyFlags)
       (GST_BUFFER_COPY_FLAGS | GST_BUFFER_COPY_TIMESTAMPS |
@@ -326,8 +326,9 @@ still_fits (GstMemory * mem, GstAllocator * allocator, gpointer host,
 GstBuffer *
 gst_zc_recycled_wrap (GstZcRecycled * rec, GstAllocator * allocator,
     gpointer host, gpointer device, gsize size, GstBuffer * original,
-    const GstZcHeldFrame * held)
+    const GstZcHeldFrame * held, GstVideoMeta * layout)
 {
+  GstVideoMeta *vm = layout ? layout : gst_buffer_get_video_meta (original);
   GstBuffer *stale = nullptr;
   {
     std::lock_guard < std::mutex > lk (rec->lock);
@@ -336,7 +337,7 @@ gst_zc_recycled_wrap (GstZcRecycled * rec, GstAllocator * allocator,
         GstBuffer *out = rec->out;
         rec->busy = true;
         rec->link->held = *held;
-        refresh (out, original);
+        refresh (out, original, vm);
         return out;
       }
       /* another allocator (the element restarted) or other bytes */
@@ -360,6 +361,7 @@ gst_zc_recycled_wrap (GstZcRecycled * rec, GstAllocator * allocator,
   }
   link->memory = wrapper;
   GstBuffer *out = gst_zc_buffer_new_around (wrapper, original);
+  add_video_meta_of (out, vm);
   wrappers_made++;
   std::lock_guard < std::mutex > lk (rec->lock);
   if (!rec->out && !rec->busy && !rec->dropped) {
@@ -385,8 +387,10 @@ gst_zc_recycled_wrap (GstZcRecycled * rec, GstAllocator * allocator,
  * gst_zc_buffer_import_fd(), gst_zc_buffer_import_cuda()) the process has
  * made. A host or file memory seen before hands out the one made for it
  * when it is free again, so once a recycling producer's memories have all
- * been seen this stays still: nothing is allocated per frame. nvcodec's
- * device frames are wrapped anew each time: one buffer a frame.
+ * been seen this stays still: nothing is allocated per frame. So does a
+ * frame of nvcodec's pools (a decoder's) read by our kernels; a frame of
+ * theirs that our kernels write (an output into `memory:CUDAMemory`) is
+ * wrapped anew each time: one buffer a frame.
  *
  * Returns: the count
  */
@@ -599,7 +603,7 @@ gst_zc_buffer_adopt_host (GstAllocator * mapped_allocator, GstBuffer * buffer,
   guint8 *device = r->spans[0]->device + (host - r->spans[0]->start);
   gsize size = held.info.size;
   GstBuffer *out = gst_zc_recycled_wrap (rec, mapped_allocator, host, device,
-      size, buffer, &held);
+      size, buffer, &held, NULL);
   if (out) {
     const guint8 *seams[GST_ZC_MAX_SEAMS];
     guint n = gst_zc::HostSpans::seams_within (r, device, size, seams);
@@ -668,8 +672,11 @@ gst_zc_buffer_is_cuda_memory (GstBuffer * buffer)
  * the CUDA context gst-zerocopy shares (gst_zc_context_get_cuda_context()
  * of the allocator's context). nvcodec hands over finished frames; where
  * the GstCudaMemory carries a stream of its own (GStreamer 1.24 and later)
- * the frame is synchronised first. A writable import marks the
- * GstCudaMemory as changed on the GPU when the wrapper goes.
+ * the frame is synchronised first. A frame our kernels only read (a
+ * decoder's) gets the buffer made for its memory the last time, once that
+ * buffer is free again: a recycling pool costs no allocation per frame
+ * (gst_zc_wrapped_buffers_made()). A writable import is wrapped anew and
+ * marks the GstCudaMemory as changed on the GPU when the wrapper goes.
  *
  * Returns: (transfer full) (nullable): a buffer of one device #GstZcMemory
  *   over the same bytes with @buffer's metas (and a #GstVideoMeta of the
@@ -677,6 +684,11 @@ gst_zc_buffer_is_cuda_memory (GstBuffer * buffer)
  *   work fenced on it is done; %NULL for memory of another context or
  *   device (map it, which copies)
  */
+#if GST_ZC_HAVE_GST_CUDA
+/* guards the kept wrapper (qdata) of each GstCudaMemory */
+static std::mutex cuda_recycled_lock;
+#endif
+
 GstBuffer *
 gst_zc_buffer_import_cuda (GstAllocator * device_allocator,
     GstBuffer * buffer, gboolean writable)
@@ -700,35 +712,68 @@ gst_zc_buffer_import_cuda (GstAllocator * device_allocator,
     return NULL;
   }
 
-  auto *held = g_new0 (GstZcHeldFrame, 1);
-  if (!gst_memory_map (mem, &held->info, (GstMapFlags) (GST_MAP_READ |
+  GstZcHeldFrame held;
+  memset (&held, 0, sizeof (held));
+  if (!gst_memory_map (mem, &held.info, (GstMapFlags) (GST_MAP_READ |
               GST_MAP_CUDA | (writable ? GST_MAP_WRITE : 0)))) {
-    g_free (held);
     GST_WARNING ("could not map GstCudaMemory %p for CUDA", mem);
     return NULL;
   }
-  held->mapped = mem;
-  held->buffer = gst_buffer_ref (buffer);
+  held.mapped = mem;
+  held.buffer = gst_buffer_ref (buffer);
 #if GST_CHECK_VERSION(1, 24, 0)
   gst_cuda_memory_sync (cmem);
 #endif
-  /* a wrapper per frame: nvcodec's pools are of device memory, which no
-   * host registration or mapping costs to wrap */
-  GstBuffer *out = NULL;
-  GstMemory *wrapper = gst_zc_memory_new_wrapped (device_allocator, NULL,
-      held->info.data, held->info.size, !writable, held, held_frame_free);
-  if (wrapper) {
-    out = gst_zc_buffer_new_around (wrapper, buffer);
-    wrappers_made++;
-  } else {
-    held_frame_free (held);
-  }
-  if (out && !gst_buffer_get_video_meta (out)) {
+  /* The plane layout of nvcodec's frame (its pools add a video meta; the
+   * memory's own info where one did not) */
+  GstVideoMeta layout;
+  GstVideoMeta *vm = gst_buffer_get_video_meta (buffer);
+  if (!vm) {
+    memset (&layout, 0, sizeof (layout));
     const GstVideoInfo *info = &cmem->info;
-    gst_buffer_add_video_meta_full (out, GST_VIDEO_FRAME_FLAG_NONE,
-        GST_VIDEO_INFO_FORMAT (info), GST_VIDEO_INFO_WIDTH (info),
-        GST_VIDEO_INFO_HEIGHT (info), GST_VIDEO_INFO_N_PLANES (info),
-        (gsize *) info->offset, (gint *) info->stride);
+    layout.format = GST_VIDEO_INFO_FORMAT (info);
+    layout.width = GST_VIDEO_INFO_WIDTH (info);
+    layout.height = GST_VIDEO_INFO_HEIGHT (info);
+    layout.n_planes = GST_VIDEO_INFO_N_PLANES (info);
+    for (guint p = 0; p < layout.n_planes && p < GST_VIDEO_MAX_PLANES; p++) {
+      layout.offset[p] = info->offset[p];
+      layout.stride[p] = info->stride[p];
+    }
+    vm = &layout;
+  }
+  GstBuffer *out = NULL;
+  if (!writable) {
+    /* the wrapper kept for this memory of nvcodec's pool, handed out
+     * again when it comes back: no allocation per frame */
+    GstZcRecycled *rec;
+    {
+      std::lock_guard < std::mutex > lk (cuda_recycled_lock);
+      rec = static_cast < GstZcRecycled * >(gst_mini_object_get_qdata
+          (GST_MINI_OBJECT_CAST (mem), recycled_quark ()));
+      if (!rec) {
+        rec = gst_zc_recycled_new ();
+        gst_mini_object_set_qdata (GST_MINI_OBJECT_CAST (mem),
+            recycled_quark (), rec, gst_zc_recycled_drop);
+      }
+    }
+    gpointer device = held.info.data;
+    gsize size = held.info.size;
+    out = gst_zc_recycled_wrap (rec, device_allocator, NULL, device, size,
+        buffer, &held, vm);
+  } else {
+    /* an output frame, written by our kernels: a wrapper of its own, which
+     * marks the GstCudaMemory changed on the GPU when it goes */
+    auto *own = g_new (GstZcHeldFrame, 1);
+    *own = held;
+    GstMemory *wrapper = gst_zc_memory_new_wrapped (device_allocator, NULL,
+        own->info.data, own->info.size, FALSE, own, held_frame_free);
+    if (wrapper) {
+      out = gst_zc_buffer_new_around (wrapper, buffer);
+      add_video_meta_of (out, vm);
+      wrappers_made++;
+    } else {
+      held_frame_free (own);
+    }
   }
   return out;
 #else

@@ -328,6 +328,33 @@ GST_START_TEST (test_cuda_memory_both_ways)
 
 GST_END_TEST;
 
+/* cudaupload's pool hands the same few memories out again and again:
+ * each is wrapped once, and every later frame in it reuses that wrapper
+ * (no allocation per frame), with the frame's own pixels */
+GST_START_TEST (test_recycled_cuda_frames_wrapped_once)
+{
+  const std::string src =
+      "videotestsrc num-buffers=60 pattern=smpte horizontal-speed=5 ! "
+      "video/x-raw,format=NV12,width=640,height=360 ! ";
+  const std::string tail = std::string ("video/x-raw(memory:CUDAZeroCopy),") +
+      rgba_small + " ! zcdownload ! appsink name=sink sync=false";
+  guint64 before = gst_zc_wrapped_buffers_made ();
+  std::vector < GstSample * >got = run (src + from_cudaupload + filter +
+      tail);
+  guint64 made = gst_zc_wrapped_buffers_made () - before;
+  std::vector < GstSample * >want = run (src + "zcupload ! " + filter + tail);
+  assert_same_frames (got, want, "cudaupload's recycled frames");
+  fail_unless_equals_int (got.size (), 60);
+  GST_INFO ("60 frames of cudaupload's pool, %" G_GUINT64_FORMAT
+      " wrappers made", made);
+  fail_unless (made >= 1 && made <= 12, "%" G_GUINT64_FORMAT " wrappers "
+      "made for 60 frames of a recycling pool", made);
+  free_samples (got);
+  free_samples (want);
+}
+
+GST_END_TEST;
+
 /* No effect, same caps, CUDAMemory to our memory: the frame is the
  * decoder's own, in place, and reads back the same */
 GST_START_TEST (test_unchanged_frame_changes_memory)
@@ -544,6 +571,7 @@ nvcodec_gpu_suite (void)
   tcase_add_test (tc, test_cudaupload_into_zcfilter);
   tcase_add_test (tc, test_zcfilter_into_cudadownload);
   tcase_add_test (tc, test_cuda_memory_both_ways);
+  tcase_add_test (tc, test_recycled_cuda_frames_wrapped_once);
   tcase_add_test (tc, test_unchanged_frame_changes_memory);
   tcase_add_test (tc, test_foreign_context_is_copied_or_refused);
   tcase_add_test (tc, test_imagefreeze_registered_once);
