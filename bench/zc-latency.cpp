@@ -38,9 +38,10 @@
  * kernel for a change of format or size) into device memory, a pinned
  * copy of the output frame out; one frame after another in CUDA events,
  * and live, one frame at a time at --fps, from the first CUDA call to the
- * host seeing it done. The live figure is what the device row cannot go below at that
- * rate (between frames the GPU and the driver go idle, and the same work
- * takes longer than back to back). And the bus limit, the frames a second
+ * host seeing it done. The live figure is what the device row cannot go
+ * below at that rate (between frames the GPU and the driver go idle, and
+ * the same work takes longer than one frame after another). And the bus
+ * limit, the frames a second
  * that the input and output bytes allow at the bus's rate both ways at once
  * (a 33 MB frame: the faster of an in-place kernel on mapped memory and a
  * pinned copy each way on two streams; half of it each way, and the

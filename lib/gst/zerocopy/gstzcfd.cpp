@@ -501,5 +501,6 @@ gst_zc_buffer_import_fd (GstAllocator * allocator, GstZcFdImports * imports,
   held.release_extra = file_import_release;
   held.extra = file;
   return gst_zc_recycled_wrap (rec, allocator, file->map + offset,
-      file->registered ? file->device + offset : NULL, size, buffer, &held, NULL);
+      file->registered ? file->device + offset : NULL, size, buffer, &held,
+      NULL);
 }

@@ -662,6 +662,11 @@ gst_zc_buffer_is_cuda_memory (GstBuffer * buffer)
 #endif
 }
 
+#if GST_ZC_HAVE_GST_CUDA
+/* guards the kept wrapper (qdata) of each GstCudaMemory */
+static std::mutex cuda_recycled_lock;
+#endif
+
 /**
  * gst_zc_buffer_import_cuda:
  * @device_allocator: a #GstZcAllocator of device memory
@@ -684,11 +689,6 @@ gst_zc_buffer_is_cuda_memory (GstBuffer * buffer)
  *   work fenced on it is done; %NULL for memory of another context or
  *   device (map it, which copies)
  */
-#if GST_ZC_HAVE_GST_CUDA
-/* guards the kept wrapper (qdata) of each GstCudaMemory */
-static std::mutex cuda_recycled_lock;
-#endif
-
 GstBuffer *
 gst_zc_buffer_import_cuda (GstAllocator * device_allocator,
     GstBuffer * buffer, gboolean writable)
