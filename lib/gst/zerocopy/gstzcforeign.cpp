@@ -174,6 +174,22 @@ gst_zc_recycled_new (void)
   return new GstZcRecycled;
 }
 
+/* The recycling record kept on foreign memory @mem (qdata, dropped with
+ * it), made at its first use; @lock guards the lookup */
+static GstZcRecycled *
+recycled_of (GstMemory * mem, std::mutex & lock)
+{
+  std::lock_guard < std::mutex > lk (lock);
+  auto *rec = static_cast < GstZcRecycled * >(gst_mini_object_get_qdata
+      (GST_MINI_OBJECT_CAST (mem), recycled_quark ()));
+  if (!rec) {
+    rec = gst_zc_recycled_new ();
+    gst_mini_object_set_qdata (GST_MINI_OBJECT_CAST (mem), recycled_quark (),
+        rec, gst_zc_recycled_drop);
+  }
+  return rec;
+}
+
 /* The wrapper memory is freed, its GPU work done: what it held goes back */
 static void
 link_gone (gpointer data)
@@ -589,17 +605,7 @@ gst_zc_buffer_adopt_host (GstAllocator * mapped_allocator, GstBuffer * buffer,
   held.buffer = gst_buffer_ref (buffer);
   guint8 *host = held.info.data;
   /* the wrapper kept for this memory, handed out again when it is free */
-  GstZcRecycled *rec;
-  {
-    std::lock_guard < std::mutex > lk (registration_lock);
-    rec = static_cast < GstZcRecycled * >(gst_mini_object_get_qdata
-        (GST_MINI_OBJECT_CAST (root), recycled_quark ()));
-    if (!rec) {
-      rec = gst_zc_recycled_new ();
-      gst_mini_object_set_qdata (GST_MINI_OBJECT_CAST (root),
-          recycled_quark (), rec, gst_zc_recycled_drop);
-    }
-  }
+  GstZcRecycled *rec = recycled_of (root, registration_lock);
   guint8 *device = r->spans[0]->device + (host - r->spans[0]->start);
   gsize size = held.info.size;
   GstBuffer *out = gst_zc_recycled_wrap (rec, mapped_allocator, host, device,
@@ -745,17 +751,7 @@ gst_zc_buffer_import_cuda (GstAllocator * device_allocator,
   if (!writable) {
     /* the wrapper kept for this memory of nvcodec's pool, handed out
      * again when it comes back: no allocation per frame */
-    GstZcRecycled *rec;
-    {
-      std::lock_guard < std::mutex > lk (cuda_recycled_lock);
-      rec = static_cast < GstZcRecycled * >(gst_mini_object_get_qdata
-          (GST_MINI_OBJECT_CAST (mem), recycled_quark ()));
-      if (!rec) {
-        rec = gst_zc_recycled_new ();
-        gst_mini_object_set_qdata (GST_MINI_OBJECT_CAST (mem),
-            recycled_quark (), rec, gst_zc_recycled_drop);
-      }
-    }
+    GstZcRecycled *rec = recycled_of (mem, cuda_recycled_lock);
     gpointer device = held.info.data;
     gsize size = held.info.size;
     out = gst_zc_recycled_wrap (rec, device_allocator, NULL, device, size,
