@@ -1128,6 +1128,7 @@ struct Reference
   std::string why;
   double gpu_work_ms = NAN; /* pinned copy in + kernel + pinned copy out,
                                one frame after the other (CUDA events) */
+  double kernel_ms = NAN;   /* the kernel of it alone */
   /* the same, one frame at a time at --fps on the case's grid: the
    * host's view (first call to done seen) and the GPU's (events) */
   zc_bench::PacedWork paced;
@@ -1178,7 +1179,7 @@ measure_duplex_rate (std::string *why)
  * (zc_bench::measure_paced_work()) */
 bool
 measure_case_work (
-    const Case &c, int frames,
+    const Case &c, int frames, bool time_kernel,
     const std::function<Clock::time_point (int)> &slot,
     const std::function<void ()> &ready, const std::function<void ()> &done,
     zc_bench::PacedWork *work, std::string *why)
@@ -1193,7 +1194,7 @@ measure_case_work (
   return zc_bench::measure_paced_work (
       in_row, in_rows, out_row, out_rows,
       c.out_caps.find ("RGBA") != std::string::npos, c.kernel,
-      c.source.empty (), frames, slot, ready, done, work, why);
+      c.source.empty (), frames, time_kernel, slot, ready, done, work, why);
 }
 
 /* The case's frame, one at a time at --fps on the case's grid (@phase):
@@ -1206,7 +1207,7 @@ measure_paced_reference (const Case &c, const Options &o,
   Turn turn (o.rendezvous);
   Clock::time_point first;
   r->paced_ok = measure_case_work (
-      c, 30, [&] (int n) { return first + n * period; },
+      c, 30, false, [&] (int n) { return first + n * period; },
       [&] () {
         turn.next ();
         first = next_slot (o, phase,
@@ -1226,14 +1227,16 @@ measure_reference (const Case &c, double duplex_bytes_per_ms)
     r.why = "bad caps";
     return r;
   }
-  /* one frame after the other, each started once the last is done */
+  /* one frame after the other, each started once the last is done, the
+   * kernel timed on its own too */
   zc_bench::PacedWork back_to_back;
   if (!measure_case_work (
-          c, 50, [] (int) { return Clock::time_point (); }, nullptr, nullptr,
-          &back_to_back, &r.why))
+          c, 50, true, [] (int) { return Clock::time_point (); }, nullptr,
+          nullptr, &back_to_back, &r.why))
     return r;
   r.ok = true;
   r.gpu_work_ms = back_to_back.gpu.median_ms;
+  r.kernel_ms = back_to_back.kernel.median_ms;
   /* The duplex rate was measured with the same bytes each way: half of it
    * is what one direction moves while the other is busy too. A PCIe link's
    * directions do not lend each other lanes, so a frame that writes more
@@ -1308,11 +1311,11 @@ run_case (const Case &c, const Reference &ref_before, const Options &o,
     const char *kernel = c.kernel.convert ? "conversion" : "table";
     snprintf (line, sizeof line,
               "%-26s GPU work (%szcfilter's %s kernel, pinned copy out) one "
-              "frame after another %.3f ms (CUDA events), bus limit %.0f fps "
-              "(duplex, each way%s)\n",
+              "frame after another %.3f ms (CUDA events; the kernel %.3f), "
+              "bus limit %.0f fps (duplex, each way%s)\n",
               c.name.c_str (),
               c.source.empty () ? "pinned copy in, " : "on the decoded frame, ",
-              kernel, ref.gpu_work_ms, ref.bus_fps, twice);
+              kernel, ref.gpu_work_ms, ref.kernel_ms, ref.bus_fps, twice);
     *text += line;
     if (ref.paced_ok)
       snprintf (line, sizeof line,

@@ -272,7 +272,7 @@ bool
 measure_paced_work (
     size_t in_row_bytes, size_t in_rows, size_t out_row_bytes,
     size_t out_rows, bool rgba_out, const FrameKernel &kernel, bool copy_in,
-    int frames,
+    int frames, bool time_kernel,
     const std::function<std::chrono::steady_clock::time_point (int)> &slot,
     const std::function<void ()> &ready, const std::function<void ()> &done,
     PacedWork *out, std::string *error)
@@ -326,7 +326,11 @@ measure_paced_work (
 
   if (ready)
     ready ();
-  std::vector<double> host_ms, gpu_ms;
+  if (time_kernel) {
+    LIMITS_CHECK (cudaEventCreate (&b.fork));
+    LIMITS_CHECK (cudaEventCreate (&b.join));
+  }
+  std::vector<double> host_ms, gpu_ms, kernel_ms;
   for (int n = 0; n < warmup + frames; n++) {
     std::this_thread::sleep_until (slot (n));
     const Clock::time_point t0 = Clock::now ();
@@ -334,10 +338,14 @@ measure_paced_work (
     if (copy_in)
       LIMITS_CHECK (cudaMemcpyAsync (b.device, b.pinned, in_bytes,
                                      cudaMemcpyHostToDevice, b.stream));
+    if (time_kernel)
+      LIMITS_CHECK (cudaEventRecord (b.fork, b.stream));
     if (kernel.convert)
       LIMITS_CHECK (zc::convert_cuda (src, dst, params, b.stream));
     else
       LIMITS_CHECK (zc::apply_lut_cuda (job, luts, b.stream));
+    if (time_kernel)
+      LIMITS_CHECK (cudaEventRecord (b.join, b.stream));
     LIMITS_CHECK (cudaMemcpyAsync (b.pinned, b.device2, out_bytes,
                                    cudaMemcpyDeviceToHost, b.stream));
     LIMITS_CHECK (cudaEventRecord (b.stop, b.stream));
@@ -348,16 +356,22 @@ measure_paced_work (
     const Clock::time_point t1 = Clock::now ();
     float t = 0.0f;
     LIMITS_CHECK (cudaEventElapsedTime (&t, b.start, b.stop));
+    float k = 0.0f;
+    if (time_kernel)
+      LIMITS_CHECK (cudaEventElapsedTime (&k, b.fork, b.join));
     if (n >= warmup) {
       host_ms.push_back (
           std::chrono::duration<double, std::milli> (t1 - t0).count ());
       gpu_ms.push_back (t);
+      if (time_kernel)
+        kernel_ms.push_back (k);
     }
   }
   if (done)
     done ();
   out->host = timing_of (host_ms);
   out->gpu = timing_of (gpu_ms);
+  out->kernel = timing_of (kernel_ms);
   /* the table inverts 7; the conversion into RGBA writes an opaque alpha */
   if (kernel.convert ? kernel.out_format == "RGBA" && b.pinned[3] != 255
                      : b.pinned[0] != 7 && b.pinned[0] != 248) {
@@ -387,7 +401,7 @@ measure_limits (size_t, size_t, bool, int, Limits *out, std::string *error)
 
 bool
 measure_paced_work (
-    size_t, size_t, size_t, size_t, bool, const FrameKernel &, bool, int,
+    size_t, size_t, size_t, size_t, bool, const FrameKernel &, bool, int, bool,
     const std::function<std::chrono::steady_clock::time_point (int)> &,
     const std::function<void ()> &, const std::function<void ()> &,
     PacedWork *out, std::string *error)

@@ -99,11 +99,13 @@ struct PacedWork
 {
   Timing host;
   Timing gpu;
+  Timing kernel; /* the kernel alone, in CUDA events, with @time_kernel
+                    (two more calls a frame); zeros without */
 };
 bool measure_paced_work (
     size_t in_row_bytes, size_t in_rows, size_t out_row_bytes,
     size_t out_rows, bool rgba_out, const FrameKernel &kernel, bool copy_in,
-    int frames,
+    int frames, bool time_kernel,
     const std::function<std::chrono::steady_clock::time_point (int)> &slot,
     const std::function<void ()> &ready, const std::function<void ()> &done,
     PacedWork *out, std::string *error);
