@@ -324,12 +324,13 @@ measure_paced_work (
     params.brightness = kernel.brightness;
   }
 
-  if (ready)
-    ready ();
   if (time_kernel) {
+    /* here the kernel's start and end */
     LIMITS_CHECK (cudaEventCreate (&b.fork));
     LIMITS_CHECK (cudaEventCreate (&b.join));
   }
+  if (ready)
+    ready ();
   std::vector<double> host_ms, gpu_ms, kernel_ms;
   for (int n = 0; n < warmup + frames; n++) {
     std::this_thread::sleep_until (slot (n));
