@@ -70,9 +70,10 @@
  *              [--flat-out] [--cases-at-once] [--only TEXT|TEXT...]
  *              [--h264 FILE] [--decoder NAME] [--stages]
  *
- * A row whose pipelines hand no frame to a sink for 30 s ends the
- * program with a line that names it (exit status 3): a stalled pipeline
- * cannot be stopped.
+ * A row that makes no progress for 30 s (no frame reaches a sink, or
+ * making, starting or stopping one of its pipelines does not return) ends
+ * the program with a line that names it and what it was doing (exit
+ * status 3): a stalled pipeline cannot be stopped.
  *
  * --stages adds a line under each row: when each element of the pipeline
  * pushed the frame on (median ms after the trip's start), then when the
@@ -167,6 +168,93 @@ public:
 private:
   Rendezvous *r_;
   int left_ = 2;
+};
+
+/* Ends the process with a line that names the row and what it was doing
+ * when the row makes no progress for 30 s: a pipeline that hangs (an
+ * element's deadlock, a GPU that never finishes its work) can be neither
+ * stopped nor waited for. Progress is a step (a pipeline made, started or
+ * stopped) or a frame reaching a sink; a wait for the other cases at the
+ * rendezvous is not watched. */
+class StallWatch
+{
+public:
+  explicit StallWatch (std::string row)
+      : row_ (std::move (row)), thread_ ([this] () { watch (); })
+  {
+  }
+  ~StallWatch ()
+  {
+    {
+      std::lock_guard<std::mutex> lk (lock_);
+      done_ = true;
+    }
+    wake_.notify_all ();
+    thread_.join ();
+  }
+  StallWatch (const StallWatch &) = delete;
+  StallWatch &operator= (const StallWatch &) = delete;
+
+  /* @doing: what the row does from now on, until the next step */
+  void
+  step (std::string doing)
+  {
+    std::lock_guard<std::mutex> lk (lock_);
+    doing_ = std::move (doing);
+    watched_ = true;
+    at_ = Clock::now ();
+  }
+  /* @got of @total frames have reached the sinks */
+  void
+  frames (long got, long total)
+  {
+    std::lock_guard<std::mutex> lk (lock_);
+    if (got != got_ || !watched_ || doing_ != "running") {
+      got_ = got;
+      at_ = Clock::now ();
+    }
+    total_ = total;
+    doing_ = "running";
+    watched_ = true;
+  }
+  /* not watched until the next step (a wait for the other cases) */
+  void
+  pause ()
+  {
+    std::lock_guard<std::mutex> lk (lock_);
+    watched_ = false;
+  }
+
+private:
+  void
+  watch ()
+  {
+    const auto limit = std::chrono::seconds (30);
+    std::unique_lock<std::mutex> lk (lock_);
+    while (!done_) {
+      wake_.wait_for (lk, std::chrono::milliseconds (200));
+      if (done_ || !watched_ || Clock::now () - at_ < limit)
+        continue;
+      if (doing_ == "running")
+        printf ("%s stalled: no frame reached a sink for %d s (%ld of %ld "
+                "frames); giving up\n",
+                row_.c_str (), (int)limit.count (), got_, total_);
+      else
+        printf ("%s stalled: %s took more than %d s; giving up\n",
+                row_.c_str (), doing_.c_str (), (int)limit.count ());
+      fflush (stdout);
+      _exit (3);
+    }
+  }
+
+  const std::string row_;
+  std::mutex lock_;
+  std::condition_variable wake_;
+  bool done_ = false, watched_ = false;
+  std::string doing_;
+  long got_ = -1, total_ = 0;
+  Clock::time_point at_ = Clock::now ();
+  std::thread thread_; /* last: starts once the rest is set */
 };
 
 struct Options
@@ -816,9 +904,15 @@ run_once (const Case &c, const Pipeline &pl, const Options &o,
 {
   Result r;
   Turn turn (o.rendezvous);
+  char row[128];
+  snprintf (row, sizeof row, "%-26s %-46s", c.name.c_str (),
+            pl.label.c_str ());
+  StallWatch watch (row);
+  const std::string of_n = " of " + std::to_string (o.streams);
   std::vector<std::unique_ptr<Stream> > streams;
   const int total = o.warmup + o.frames;
   for (int i = 0; i < o.streams; i++) {
+    watch.step ("making pipeline " + std::to_string (i + 1) + of_n);
     auto s = std::make_unique<Stream> ();
     const std::string source
         = c.source.empty () ? "appsrc name=src is-live=true format=time "
@@ -880,12 +974,14 @@ run_once (const Case &c, const Pipeline &pl, const Options &o,
                         next_slot (o, phase,
                                    Clock::now ()
                                        + std::chrono::milliseconds (500)));
+    watch.step ("starting pipeline " + std::to_string (i + 1) + of_n);
     if (gst_element_set_state (s->pipeline, GST_STATE_PLAYING)
         == GST_STATE_CHANGE_FAILURE) {
       r.why = "could not start: " + bus_error (s->pipeline);
     }
     streams.push_back (std::move (s));
   }
+  watch.pause ();
   turn.next (); /* every case's pipelines are made */
   if (r.why.empty ()) {
     const Clock::time_point t0
@@ -914,38 +1010,16 @@ run_once (const Case &c, const Pipeline &pl, const Options &o,
           return false;
       return true;
     };
-    /* A pipeline that stops handing frames on (a deadlock in an element,
-     * a GPU that hangs) cannot be stopped either: say which row it was
-     * and end the process, rather than wait until someone kills it. */
-    const auto stall_limit = std::chrono::seconds (30);
-    long progress = -1;
-    Clock::time_point progress_at = Clock::now ();
-    auto check_stall = [&] () {
-      long got = 0;
-      for (auto &t : streams)
-        got += t->received.load ();
-      const Clock::time_point now = Clock::now ();
-      if (got != progress) {
-        progress = got;
-        progress_at = now;
-        return;
-      }
-      if (now - progress_at < stall_limit)
-        return;
-      printf ("%-26s %-46s stalled: no frame reached a sink for %d s "
-              "(%ld of %ld frames); giving up\n",
-              c.name.c_str (), pl.label.c_str (), (int)stall_limit.count (),
-              got, (long)total * (long)streams.size ());
-      fflush (stdout);
-      _exit (3);
-    };
     for (auto &s : streams) {
       GstBus *bus = gst_element_get_bus (s->pipeline);
       while (true) {
         GstMessage *m = gst_bus_timed_pop_filtered (
             bus, 100 * GST_MSECOND,
             (GstMessageType)(GST_MESSAGE_EOS | GST_MESSAGE_ERROR));
-        check_stall ();
+        long got = 0;
+        for (auto &t : streams)
+          got += t->received.load ();
+        watch.frames (got, (long)total * (long)streams.size ());
         if (!sampled && s->received.load () > o.warmup) {
           sampled = true;
           sampled_threads = threads ();
@@ -976,6 +1050,7 @@ run_once (const Case &c, const Pipeline &pl, const Options &o,
       }
       gst_object_unref (bus);
     }
+    watch.step ("waiting for the sources' threads");
     for (auto &t : pushers)
       t.join ();
     const double cpu = cpu_seconds () - cpu0;
@@ -1040,6 +1115,7 @@ run_once (const Case &c, const Pipeline &pl, const Options &o,
       r.why = "no frame reached the sink";
     }
   }
+  watch.pause ();
   turn.next (); /* every case's run is done */
   guint64 copied = 0, buffers = 0, reg = 0;
   bool have_upload = false;
@@ -1049,7 +1125,9 @@ run_once (const Case &c, const Pipeline &pl, const Options &o,
     r.copies = (double)copied / buffers;
     r.registrations = reg;
   }
-  for (auto &s : streams) {
+  for (size_t i = 0; i < streams.size (); i++) {
+    auto &s = streams[i];
+    watch.step ("stopping pipeline " + std::to_string (i + 1) + of_n);
     gst_element_set_state (s->pipeline, GST_STATE_NULL);
     if (s->pool) {
       gst_buffer_pool_set_active (s->pool, FALSE);
