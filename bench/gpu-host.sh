@@ -111,7 +111,7 @@ streams)
   # the GPU's hardware queues: 8 unless the process asks for more. Ours
   # with 32 and at the default, nvcodec's at the default, each in
   # processes of their own, alternating; nvcodec's once more with 32
-  # (its 32 streams stalled so at d2128f7)
+  # (its 32 streams crawled so at d2128f7 and 090d2d5)
   ZC_LATENCY=$lat bash bench/streams-flat.sh --streams 32 --rounds 3 \
     --default-too --peer-connections-too > "$out/streams-flat-32-queues.txt" 2>&1
   echo "streams-flat rc=$?"; sed -n '/streams flat out/,$p' "$out/streams-flat-32-queues.txt"
