@@ -84,6 +84,7 @@
 #include <gst/video/video.h>
 #include <gst/zerocopy/zerocopy.h>
 
+#include "../gst/zcframedesc.h"
 #include "zc-limits.h"
 
 #include <sys/resource.h>
@@ -318,9 +319,11 @@ struct Case
   /* a decode case: the source up to the decoder's output, paced (no
    * appsrc); frames are counted in the order they come */
   std::string source;
-  /* the kernel zcfilter runs on the case's frame: the GPU work the
-   * reference measures (the table unless it converts) */
-  zc_bench::FrameKernel kernel;
+  /* the kernel zcfilter runs on the case's frame, which the reference
+   * measures: the conversion from in_caps to out_caps (with a brightness
+   * step unless 0), else the table */
+  bool converts = false;
+  double brightness = 0.0;
 };
 
 bool
@@ -382,24 +385,11 @@ make_cases (const Options &o)
     };
     cases.push_back (c);
   }
-  /* zcfilter's conversion from NV12 @w x @h into RGBA @ow x @oh */
-  auto converts = [] (int w, int h, int ow, int oh, double brightness) {
-    zc_bench::FrameKernel k;
-    k.convert = true;
-    k.in_format = "NV12";
-    k.out_format = "RGBA";
-    k.in_width = w;
-    k.in_height = h;
-    k.out_width = ow;
-    k.out_height = oh;
-    k.brightness = brightness;
-    return k;
-  };
   Case cs;
   cs.name = "NV12 4K > RGBA 1080p";
   cs.in_caps = "video/x-raw,format=NV12,width=3840,height=2160";
   cs.out_caps = out1080;
-  cs.kernel = converts (3840, 2160, 1920, 1080, 0.0);
+  cs.converts = true;
   cs.pipelines = {
     { "zc mapped", zc_convert (nullptr), { "zcupload" } },
     { "zc managed", zc_convert ("managed"), { "zcupload" } },
@@ -426,7 +416,8 @@ make_cases (const Options &o)
   cm.name = "NV12 1080p > RGBA 720p fx";
   cm.in_caps = "video/x-raw,format=NV12,width=1920,height=1080";
   cm.out_caps = "video/x-raw" + out720;
-  cm.kernel = converts (1920, 1080, 1280, 720, -0.1);
+  cm.converts = true;
+  cm.brightness = -0.1;
   cm.pipelines = {
     { "zc mapped", zc_stream (nullptr), { "zcupload" } },
     { "zc device", zc_stream ("device"), { "zcupload" } },
@@ -450,7 +441,7 @@ make_cases (const Options &o)
   cd.name = "H.264 1080p > RGBA 720p";
   cd.in_caps = "video/x-raw,format=NV12,width=1920,height=1080";
   cd.out_caps = "video/x-raw" + out720;
-  cd.kernel = converts (1920, 1080, 1280, 720, 0.0);
+  cd.converts = true;
   cd.source = "filesrc location=\"" + o.h264
               + "\" ! video/x-h264,stream-format=byte-stream,framerate=30/1 "
                 "! h264parse ! "
@@ -1198,12 +1189,23 @@ case_selected (const Case &c, const Options &o)
   return false;
 }
 
+/* A case's frames as its bare GPU work moves them (from its caps): each
+ * frame's first plane as rows of bytes and the rest of the frame as more
+ * rows of the same length (the traffic of a frame, for the raw limits), and
+ * the kernel zcfilter runs between them */
+struct CaseFrames
+{
+  size_t in_row = 0, in_rows = 0, out_row = 0, out_rows = 0;
+  zc_bench::FrameKernel kernel;
+};
+
 /* What a case's frame costs the GPU alone: the floor of its device row, and
  * the bus limit flat-out streams are held against */
 struct Reference
 {
   bool ok = false;
   std::string why;
+  CaseFrames frames;
   double gpu_work_ms = NAN; /* pinned copy in + kernel + pinned copy out,
                                one frame after the other (CUDA events) */
   double kernel_ms = NAN;   /* the kernel of it alone */
@@ -1218,21 +1220,38 @@ struct Reference
   double bus_fps_before = NAN, bus_fps_after = NAN; /* flat out, alone */
 };
 
-/* @caps' first plane as rows of bytes, the rest of the frame as more rows
- * of the same length (the traffic of a frame, for the raw limits) */
 bool
-frame_rows (const std::string &caps, size_t *row_bytes, size_t *rows)
+video_info_of (const std::string &caps, GstVideoInfo *info)
 {
   GstCaps *c = gst_caps_from_string (caps.c_str ());
-  GstVideoInfo info;
-  const bool ok = c && gst_video_info_from_caps (&info, c);
+  const bool ok = c && gst_video_info_from_caps (info, c);
   if (c)
     gst_caps_unref (c);
-  if (!ok)
+  return ok;
+}
+
+/* @info's first plane as rows of bytes, the rest of the frame as more rows
+ * of the same length */
+void
+frame_rows (const GstVideoInfo *info, size_t *row_bytes, size_t *rows)
+{
+  *row_bytes = (size_t)GST_VIDEO_INFO_WIDTH (info)
+               * GST_VIDEO_INFO_COMP_PSTRIDE (info, 0);
+  *rows = (GST_VIDEO_INFO_SIZE (info) + *row_bytes - 1) / *row_bytes;
+}
+
+bool
+case_frames (const Case &c, CaseFrames *f)
+{
+  GstVideoInfo in, out;
+  if (!video_info_of (c.in_caps, &in) || !video_info_of (c.out_caps, &out)
+      || !zc_gst::frame_desc_from_info (&in, &f->kernel.in)
+      || !zc_gst::frame_desc_from_info (&out, &f->kernel.out))
     return false;
-  *row_bytes = (size_t)GST_VIDEO_INFO_WIDTH (&info)
-               * GST_VIDEO_INFO_COMP_PSTRIDE (&info, 0);
-  *rows = (GST_VIDEO_INFO_SIZE (&info) + *row_bytes - 1) / *row_bytes;
+  frame_rows (&in, &f->in_row, &f->in_rows);
+  frame_rows (&out, &f->out_row, &f->out_rows);
+  f->kernel.convert = c.converts;
+  f->kernel.brightness = c.brightness;
   return true;
 }
 
@@ -1253,25 +1272,18 @@ measure_duplex_rate (std::string *why)
                    both / big.copies_both_ways.median_ms);
 }
 
-/* The case's frame's GPU work in a bare CUDA program, frame n at @slot (n)
- * (zc_bench::measure_paced_work()) */
+/* The frame's GPU work of @c (its frames @f) in a bare CUDA program, frame
+ * n at @slot (n) (zc_bench::measure_paced_work()) */
 bool
 measure_case_work (
-    const Case &c, int frames, bool time_kernel,
+    const Case &c, const CaseFrames &f, int frames, bool time_kernel,
     const std::function<Clock::time_point (int)> &slot,
     const std::function<void ()> &ready, const std::function<void ()> &done,
     zc_bench::PacedWork *work, std::string *why)
 {
-  size_t in_row = 0, in_rows = 0, out_row = 0, out_rows = 0;
-  if (!frame_rows (c.in_caps, &in_row, &in_rows)
-      || !frame_rows (c.out_caps, &out_row, &out_rows)) {
-    *why = "bad caps";
-    return false;
-  }
   /* a decoder's frames are on the GPU already: no copy in */
   return zc_bench::measure_paced_work (
-      in_row, in_rows, out_row, out_rows,
-      c.out_caps.find ("RGBA") != std::string::npos, c.kernel,
+      f.in_row, f.in_rows, f.out_row, f.out_rows, f.kernel,
       c.source.empty (), frames, time_kernel, slot, ready, done, work, why);
 }
 
@@ -1285,7 +1297,7 @@ measure_paced_reference (const Case &c, const Options &o,
   Turn turn (o.rendezvous);
   Clock::time_point first;
   r->paced_ok = measure_case_work (
-      c, 30, false, [&] (int n) { return first + n * period; },
+      c, r->frames, 30, false, [&] (int n) { return first + n * period; },
       [&] () {
         turn.next ();
         first = next_slot (o, phase,
@@ -1299,17 +1311,16 @@ Reference
 measure_reference (const Case &c, double duplex_bytes_per_ms)
 {
   Reference r;
-  size_t in_row = 0, in_rows = 0, out_row = 0, out_rows = 0;
-  if (!frame_rows (c.in_caps, &in_row, &in_rows)
-      || !frame_rows (c.out_caps, &out_row, &out_rows)) {
+  if (!case_frames (c, &r.frames)) {
     r.why = "bad caps";
     return r;
   }
+  const CaseFrames &f = r.frames;
   /* one frame after the other, each started once the last is done, the
    * kernel timed on its own too */
   zc_bench::PacedWork back_to_back;
   if (!measure_case_work (
-          c, 50, true, [] (int) { return Clock::time_point (); }, nullptr,
+          c, f, 50, true, [] (int) { return Clock::time_point (); }, nullptr,
           nullptr, &back_to_back, &r.why))
     return r;
   r.ok = true;
@@ -1320,7 +1331,8 @@ measure_reference (const Case &c, double duplex_bytes_per_ms)
    * directions do not lend each other lanes, so a frame that writes more
    * than it reads (NV12 1080p in, RGBA 720p out: 3.1 MB, 3.7 MB) is bound
    * by its output's direction, whatever the other has left. */
-  r.frame_bytes = (double)std::max (in_row * in_rows, out_row * out_rows);
+  r.frame_bytes
+      = (double)std::max (f.in_row * f.in_rows, f.out_row * f.out_rows);
   r.bus_fps = duplex_bytes_per_ms / 2.0 * 1e3 / r.frame_bytes;
   return r;
 }
@@ -1386,7 +1398,7 @@ run_case (const Case &c, const Reference &ref_before, const Options &o,
       snprintf (twice, sizeof twice,
                 "; the higher of %.0f before the runs and %.0f after",
                 ref.bus_fps_before, ref.bus_fps_after);
-    const char *kernel = c.kernel.convert ? "conversion" : "table";
+    const char *kernel = c.converts ? "conversion" : "table";
     snprintf (line, sizeof line,
               "%-26s GPU work (%szcfilter's %s kernel, pinned copy out) one "
               "frame after another %.3f ms (CUDA events; the kernel %.3f), "

@@ -3,7 +3,6 @@
  */
 #include "zc-limits.h"
 
-#include <zcconvert.h>
 #include <zcpointops.h>
 
 #include <algorithm>
@@ -236,34 +235,15 @@ measure_limits (size_t row_bytes, size_t rows, bool rgba, int runs, Limits *out,
 
 namespace {
 
-/* @format (GStreamer's name) as the kernels' format; false if unknown */
-bool
-pixfmt_of (const std::string &format, zc::PixFmt *fmt)
+/* @d's planes packed from @base, one after the other */
+void
+place_packed (zc::FrameDesc *d, uint8_t *base)
 {
-  for (zc::PixFmt f : zc::kAllPixFmts)
-    if (format == zc::pixfmt_name (f)) {
-      *fmt = f;
-      return true;
-    }
-  return false;
-}
-
-/* A packed @format frame of @width x @height at @base, planes one after
- * the other; false if the format is unknown */
-bool
-packed_frame (const std::string &format, int width, int height,
-              uint8_t *base, zc::FrameDesc *d)
-{
-  if (!pixfmt_of (format, &d->fmt))
-    return false;
-  d->width = width;
-  d->height = height;
   for (int p = 0; p < zc::pixfmt_n_planes (d->fmt); p++) {
     d->planes[p] = base;
-    d->strides[p] = zc::pixfmt_plane_row_bytes (d->fmt, p, width);
-    base += d->strides[p] * (size_t)zc::pixfmt_plane_rows (d->fmt, p, height);
+    d->strides[p] = zc::pixfmt_plane_row_bytes (d->fmt, p, d->width);
+    base += d->strides[p] * (size_t)zc::pixfmt_plane_rows (d->fmt, p, d->height);
   }
-  return true;
 }
 
 } // namespace
@@ -271,8 +251,8 @@ packed_frame (const std::string &format, int width, int height,
 bool
 measure_paced_work (
     size_t in_row_bytes, size_t in_rows, size_t out_row_bytes,
-    size_t out_rows, bool rgba_out, const FrameKernel &kernel, bool copy_in,
-    int frames, bool time_kernel,
+    size_t out_rows, const FrameKernel &kernel, bool copy_in, int frames,
+    bool time_kernel,
     const std::function<std::chrono::steady_clock::time_point (int)> &slot,
     const std::function<void ()> &ready, const std::function<void ()> &done,
     PacedWork *out, std::string *error)
@@ -301,6 +281,7 @@ measure_paced_work (
   zc::LutSet luts;
   for (auto &lut : luts.lut)
     zc::build_invert_lut (lut);
+  const bool rgba_out = kernel.out.fmt == zc::PixFmt::RGBA;
   if (rgba_out)
     zc::build_identity_lut (luts.lut[3]);
   const zc::PlaneJob job{ b.device2,
@@ -309,17 +290,11 @@ measure_paced_work (
                           out_row_bytes,
                           (uint32_t)out_row_bytes,
                           (uint32_t)out_rows };
-  zc::FrameDesc src, dst;
+  zc::FrameDesc src = kernel.in, dst = kernel.out;
   zc::ConvertParams params;
   if (kernel.convert) {
-    if (!packed_frame (kernel.in_format, kernel.in_width, kernel.in_height,
-                       b.device, &src)
-        || !packed_frame (kernel.out_format, kernel.out_width,
-                          kernel.out_height, b.device2, &dst)) {
-      *error = "no kernel format " + kernel.in_format + " or "
-               + kernel.out_format;
-      return false;
-    }
+    place_packed (&src, b.device);
+    place_packed (&dst, b.device2);
     params.sampling = zc::Sampling::Bilinear;
     params.brightness = kernel.brightness;
   }
@@ -374,7 +349,7 @@ measure_paced_work (
   out->gpu = timing_of (gpu_ms);
   out->kernel = timing_of (kernel_ms);
   /* the table inverts 7; the conversion into RGBA writes an opaque alpha */
-  if (kernel.convert ? kernel.out_format == "RGBA" && b.pinned[3] != 255
+  if (kernel.convert ? rgba_out && b.pinned[3] != 255
                      : b.pinned[0] != 7 && b.pinned[0] != 248) {
     *error = "the kernel wrote wrong bytes (" + std::to_string (b.pinned[0])
              + ", " + std::to_string (b.pinned[3]) + ")";
@@ -402,7 +377,7 @@ measure_limits (size_t, size_t, bool, int, Limits *out, std::string *error)
 
 bool
 measure_paced_work (
-    size_t, size_t, size_t, size_t, bool, const FrameKernel &, bool, int, bool,
+    size_t, size_t, size_t, size_t, const FrameKernel &, bool, int, bool,
     const std::function<std::chrono::steady_clock::time_point (int)> &,
     const std::function<void ()> &, const std::function<void ()> &,
     PacedWork *out, std::string *error)

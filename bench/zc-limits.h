@@ -15,6 +15,8 @@
 #ifndef GST_ZC_BENCH_LIMITS_H
 #define GST_ZC_BENCH_LIMITS_H
 
+#include <zcconvert.h>
+
 #include <chrono>
 #include <cstddef>
 #include <functional>
@@ -65,25 +67,25 @@ bool measure_limits (size_t row_bytes, size_t rows, bool rgba, int runs,
                      Limits *out, std::string *error);
 
 /* The kernel of a frame's GPU work (measure_paced_work()): zcfilter's
- * table (invert) in place on the output frame, or zcfilter's conversion
- * kernel from the input frame into the output frame, as the element runs
- * it for a change of format or size: bilinear (its default method) and a
- * brightness step when @brightness is not 0. Formats by GStreamer's name;
- * frames packed, planes one after the other. */
+ * table (invert) in place on the output frame, leaving the 4th byte of
+ * RGBA alone, or zcfilter's conversion kernel from the input frame into
+ * the output frame, as the element runs it for a change of format or
+ * size: bilinear (its default method) and a brightness step when
+ * @brightness is not 0. @in and @out: each frame's format, size, matrix
+ * and range, without planes (measure_paced_work() lays its frames out
+ * packed, planes one after the other). */
 struct FrameKernel
 {
   bool convert = false;
-  std::string in_format, out_format;
-  int in_width = 0, in_height = 0, out_width = 0, out_height = 0;
+  zc::FrameDesc in, out;
   double brightness = 0.0;
 };
 
 /* One frame's GPU work, one frame at a time at a frame rate, as a bare
  * CUDA program sees it: a pinned copy of the input frame in (unless
  * @copy_in is false: the frame is on the GPU already, as a decoder's is),
- * @kernel from it (the table: on the output frame, @rgba_out leaving the
- * 4th byte alone) into the output frame in device memory, a pinned copy
- * of the output out.
+ * @kernel from it (the table: on the output frame) into the output frame
+ * in device memory, a pinned copy of the output out.
  * Frame n starts at @slot (n), after a sleep; *host is the time from the
  * first CUDA call to the host seeing the work done (polling, as a reader
  * that spins would), *gpu the same span in CUDA events. The first few
@@ -104,8 +106,8 @@ struct PacedWork
 };
 bool measure_paced_work (
     size_t in_row_bytes, size_t in_rows, size_t out_row_bytes,
-    size_t out_rows, bool rgba_out, const FrameKernel &kernel, bool copy_in,
-    int frames, bool time_kernel,
+    size_t out_rows, const FrameKernel &kernel, bool copy_in, int frames,
+    bool time_kernel,
     const std::function<std::chrono::steady_clock::time_point (int)> &slot,
     const std::function<void ()> &ready, const std::function<void ()> &done,
     PacedWork *out, std::string *error);
