@@ -797,6 +797,15 @@ div_floor(int64_t n, int64_t d, float inv)
   return q;
 }
 
+/* A filter's sum of weight * sample over its weights' sum W (inv about
+ * 1 / W), rounded to nearest and clamped to 0..maxv. */
+ZC_HD inline uint32_t
+tabled_sample(int64_t acc, int64_t W, float inv, int64_t maxv)
+{
+  const int64_t r = acc <= 0 ? 0 : div_floor(acc + W / 2, W, inv);
+  return (uint32_t)(r > maxv ? maxv : r);
+}
+
 /* The sample at output pixel (u, v) from the tap tables of src (a
  * DecodedSrc): what sample_linear() or sample_cubic() returns (the same
  * sums, the same rounding; a linear sum never needs the clamp). */
@@ -838,10 +847,8 @@ sample_tabled(const Plan &P, const Src &src, int u, int v)
   const float inv = 1.0f / (float)W;
   const int64_t maxv = P.si.bits == 8 ? 0xff : 0xffff;
   Px o;
-  for (int c = 0; c < 4; c++) {
-    const int64_t r = acc[c] <= 0 ? 0 : div_floor(acc[c] + W / 2, W, inv);
-    o.c[c] = (uint32_t)(r > maxv ? maxv : r);
-  }
+  for (int c = 0; c < 4; c++)
+    o.c[c] = tabled_sample(acc[c], W, inv, maxv);
   return o;
 }
 
@@ -928,6 +935,36 @@ apply_orc_matrix8(const Plan &P, const Px &s)
   return t;
 }
 
+/* A sampled source pixel (at the source's unpack depth) -> the
+ * destination's colour at its unpack depth: the working depth, the
+ * matrix, the destination's depth. */
+ZC_HD inline Px
+colour_step(const Plan &P, Px s)
+{
+  if (P.depth == 16 && P.si.bits == 8) {
+    for (int i = 0; i < 4; i++)
+      s.c[i] = (s.c[i] << 8) | s.c[i];
+  }
+  switch (P.matrix_mode) {
+  case kMatrixFloor:
+    s = apply_matrix(P, s);
+    break;
+  case kMatrixOrc8:
+    s = apply_orc_matrix8(P, s);
+    break;
+  case kMatrixAyuvArgb:
+    s = apply_ayuv_argb(P, s);
+    break;
+  default:
+    break;
+  }
+  if (P.depth == 16 && P.di.bits == 8) {
+    for (int i = 0; i < 4; i++)
+      s.c[i] >>= 8;
+  }
+  return s;
+}
+
 /* Destination pixel (x, y) at the destination's unpack depth. */
 template <class Src>
 ZC_HD inline Px
@@ -961,28 +998,7 @@ out_pixel(const Plan &P, const Src &src, int x, int y)
                     nearest_index(v, P.rh, P.oh));
   }
 
-  if (P.depth == 16 && P.si.bits == 8) {
-    for (int i = 0; i < 4; i++)
-      s.c[i] = (s.c[i] << 8) | s.c[i];
-  }
-  switch (P.matrix_mode) {
-  case kMatrixFloor:
-    s = apply_matrix(P, s);
-    break;
-  case kMatrixOrc8:
-    s = apply_orc_matrix8(P, s);
-    break;
-  case kMatrixAyuvArgb:
-    s = apply_ayuv_argb(P, s);
-    break;
-  default:
-    break;
-  }
-  if (P.depth == 16 && P.di.bits == 8) {
-    for (int i = 0; i < 4; i++)
-      s.c[i] >>= 8;
-  }
-  return s;
+  return colour_step(P, s);
 }
 
 /* A sample at the destination's unpack depth -> its stored form. */
@@ -1003,6 +1019,18 @@ ZC_HD inline uint32_t
 avg2(uint32_t a, uint32_t b)
 {
   return (a + b + 1) >> 1;
+}
+
+/* An 8-bit pixel of a 4-byte R'G'B' format as one little-endian word:
+ * each sample at its byte (the padding byte of xRGB-like formats carries
+ * alpha, as in GStreamer). */
+ZC_HD inline uint32_t
+rgb32_word(const FmtInfo &f, const Px &s)
+{
+  return (uint32_t(uint8_t(s.c[0])) << (8 * f.off[0]))
+         | (uint32_t(uint8_t(s.c[1])) << (8 * f.off[1]))
+         | (uint32_t(uint8_t(s.c[2])) << (8 * f.off[2]))
+         | (uint32_t(uint8_t(s.c[3])) << (8 * f.off[3]));
 }
 
 /* What the blocks of one row share: the vertical taps of the chroma
@@ -1064,11 +1092,7 @@ convert_block(const Plan &P, const Src &src, const RowCtx &rc, int bx,
            * memory go over the bus as partial writes, several times the
            * traffic. The padding byte of xRGB-like formats carries alpha,
            * as in GStreamer. */
-          const uint32_t w = (uint32_t(uint8_t(s.c[0])) << (8 * f.off[0]))
-                             | (uint32_t(uint8_t(s.c[1])) << (8 * f.off[1]))
-                             | (uint32_t(uint8_t(s.c[2])) << (8 * f.off[2]))
-                             | (uint32_t(uint8_t(s.c[3])) << (8 * f.off[3]));
-          *reinterpret_cast<uint32_t *>(p) = w;
+          *reinterpret_cast<uint32_t *>(p) = rgb32_word(f, s);
           break;
         }
         p[f.off[0]] = uint8_t(s.c[0]);

@@ -1,13 +1,15 @@
-/* gst-zerocopy: convert_cpu_tiled(), the CUDA conversion's tiling
- * replayed on the CPU, for the tests.
+/* gst-zerocopy: convert_cpu_tiled() and convert_cpu_fast420(), the CUDA
+ * conversion's tiling and its 4:2:0 to R'G'B' paths replayed on the CPU,
+ * for the tests.
  * SPDX-License-Identifier: LGPL-2.1-or-later
  *
  * In an object of its own, so that the plugin, which never tiles, links
- * neither this nor tile_geom() (zcconvert-tiling.cpp);
+ * neither this nor tile_geom() and fast420_plan() (zcconvert-tiling.cpp);
  * tests/kernels/test-convert.cpp calls it.
  */
 #include "zcconvert.h"
 #include "zcconvert-common.h"
+#include "zcconvert-fast420.h"
 
 #include <algorithm>
 #include <cstring>
@@ -89,7 +91,96 @@ private:
   }
 };
 
+/* Fast420Src that also checks every read against the staged span. */
+struct CheckedFast420Src
+{
+  static constexpr bool kTile = true, kDecoded = false;
+  detail::Fast420Src t;
+  int row0[3], rows[3], byte0[3], bytes[3];
+  bool *bad;
+
+  const uint8_t *
+  at(int plane, int row, size_t byte) const
+  {
+    if (plane < 0 || plane > 2 || row < row0[plane]
+        || row >= row0[plane] + rows[plane] || (int)byte < byte0[plane]
+        || (int)byte >= byte0[plane] + bytes[plane]) {
+      static const uint8_t zero[4] = {0, 0, 0, 0};
+      *bad = true;
+      return zero;
+    }
+    return t.at(plane, row, byte);
+  }
+};
+
 } // namespace
+
+bool
+convert_cpu_fast420(const FrameDesc &src, const FrameDesc &dst,
+                    const ConvertParams &p, int *mode, int smem_limit)
+{
+  using namespace detail;
+  Plan P;
+  if (build_plan(src, dst, p, &P) != kPlanOk)
+    return false;
+  TileGeom g;
+  *mode = fast420_plan(P, smem_limit > 0 ? smem_limit : kTileSmemLimit, &g);
+  if (*mode == kFast420Off)
+    return true;
+  if (*mode == kFast420Same) {
+    for (int y = 0; y < P.dh; y += kFastSameRows)
+      for (int x = 0; x < P.dw; x += kFastPx)
+        fast420_same_quad(P, x, y);
+    return true;
+  }
+  std::vector<uint8_t> smem((size_t)g.smem);
+  bool bad = false;
+  for (int ty = 0; ty < g.grid_y; ty++) {
+    for (int tx = 0; tx < g.grid_x; tx++) {
+      /* stale bytes from the last tile must not be read */
+      std::fill(smem.begin(), smem.end(), (uint8_t)0xa5);
+      Fast420Span span;
+      fast420_span(P, g, tx, ty, &span);
+      if (!span.reads)
+        continue;
+      const Fast420Tile t = fast420_tile(g, tx, ty, smem.data(), span);
+      if (t.pitch > g.dec_w || span.ab[3] - span.ab[1] + 1 > g.dec_h)
+        return false; /* the bound in fast420_plan() is wrong */
+      for (int i = 0; g.decoded && i < kFast420Entries; i++)
+        fast420_fill_entry(P, t, i);
+      CheckedFast420Src cs;
+      std::memset(&cs, 0, sizeof(cs));
+      cs.bad = &bad;
+      uint8_t *base = smem.data();
+      for (int q = 0; q < span.n; q++) {
+        const PlaneSpan &sp = span.sp[q];
+        if (sp.rows > g.rows[q] || sp.bytes > g.pitch[q])
+          return false; /* the bound in fast420_plan() is wrong */
+        for (int r = 0; r < sp.rows; r++)
+          std::memcpy(base + (size_t)r * g.pitch[q],
+                      P.sp[q] + (size_t)(sp.row0 + r) * P.ss[q] + sp.byte0,
+                      (size_t)sp.bytes);
+        cs.t.set(q, base, g.pitch[q], sp);
+        cs.row0[q] = sp.row0;
+        cs.rows[q] = sp.rows;
+        cs.byte0[q] = sp.byte0;
+        cs.bytes[q] = sp.bytes;
+        base += (size_t)g.rows[q] * g.pitch[q];
+      }
+      const int n = g.decoded ? t.pitch * (span.ab[3] - span.ab[1] + 1) : 0;
+      for (int i = 0; i < n; i++)
+        fast420_decode(P, t, cs, i);
+      for (int j = 0; j < kFastThreadsY; j++)
+        for (int i = 0; i < kFastThreadsX; i++) {
+          if (g.decoded)
+            fast420_linear_quad(P, t, t.x0 + i * kFastPx, t.y0 + j);
+          else
+            fast420_upsampled_quad(P, cs, t.x0 + i * kFastPx, t.y0 + j);
+        }
+    }
+  }
+  return !bad;
+}
 
 bool
 convert_cpu_tiled(const FrameDesc &src, const FrameDesc &dst,

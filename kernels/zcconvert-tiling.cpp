@@ -7,6 +7,7 @@
  * the tests; the CPU backend proper never tiles.
  */
 #include "zcconvert-common.h"
+#include "zcconvert-fast420.h"
 
 #include <cstring>
 
@@ -121,6 +122,75 @@ tile_geom(const Plan &P, int smem_limit, TileGeom *g)
     }
   }
   return false;
+}
+
+Fast420Mode
+fast420_plan(const Plan &P, int smem_limit, TileGeom *g)
+{
+  std::memset(g, 0, sizeof(*g));
+  if (!fast420_family(P))
+    return kFast420Off;
+  const bool identity = !P.linear && !P.cubic && P.cx == 0 && P.cy == 0
+                        && P.cw == P.dw && P.ch == P.dh && P.sw == P.dw
+                        && P.sh == P.dh;
+  if (identity && !P.chroma_up) {
+    g->grid_x = (P.dw + kFastTileW - 1) / kFastTileW;
+    g->grid_y = (P.dh + kFastTileH * kFastSameRows - 1)
+                / (kFastTileH * kFastSameRows);
+    return kFast420Same;
+  }
+  const bool scaled = P.rw != P.ow || P.rh != P.oh;
+  if (P.cubic || !P.chroma_up || (scaled && !P.linear))
+    return kFast420Off;
+  /* a weight and a table's sum in 32 bits; a row of taps over 8-bit
+   * samples too (fast420_linear_quad()) */
+  for (int axis = 0; P.linear && axis < 2; axis++) {
+    const int64_t n = axis ? P.rh : P.rw, m = axis ? P.oh : P.ow;
+    const int64_t taps = filter_taps_max(P, (int)n, (int)m);
+    if (taps * taps * n * 255 > INT32_MAX)
+      return kFast420Off;
+  }
+  const FmtInfo &f = P.si;
+  g->n_planes = f.kind == kSemiYuv ? 2 : 3;
+  for (int p = 0; p < g->n_planes; p++) {
+    const uintptr_t a = reinterpret_cast<uintptr_t>(P.sp[p]) | P.ss[p];
+    g->vec[p] = a % 16 == 0 ? 16 : (a % 4 == 0 ? 4 : 1);
+  }
+  g->rows_per_thread = 1;
+  g->tile_bx = kFastTileW;
+  g->tile_by = kFastTileH;
+  g->grid_x = (P.dw + kFastTileW - 1) / kFastTileW;
+  g->grid_y = (P.dh + kFastTileH - 1) / kFastTileH;
+  const int sa = max_axis_span(P, P.dw, kFastTileW, 0, P.rw, P.ow);
+  const int sb = max_axis_span(P, P.dh, kFastTileH, 0, P.rh, P.oh);
+  /* bounds of tile_spans() for an sa x sb rectangle anywhere, as in
+   * tile_geom() */
+  const int bytes[3] = {sa, ((sa >> 1) + 4) * (f.kind == kSemiYuv ? 2 : 1),
+                        (sa >> 1) + 4};
+  const int rows[3] = {sb, (sb >> 1) + 4, (sb >> 1) + 4};
+  int64_t total = 0;
+  for (int p = 0; p < g->n_planes; p++) {
+    g->pitch[p] = round16(bytes[p] + 2 * g->vec[p]);
+    g->rows[p] = rows[p];
+    total += (int64_t)g->pitch[p] * g->rows[p];
+  }
+  g->dec_w = sa;
+  g->dec_h = sb;
+  g->dec_offset = (int)total;
+  if (P.linear) {
+    g->decoded = 1;
+    g->narrow = 1;
+    total += round16(4 * sa * sb);
+    g->tab_offset = (int)total;
+    g->tab_cs = 3 + filter_taps_max(P, P.rw, P.ow);
+    g->tab_rs = 3 + filter_taps_max(P, P.rh, P.oh);
+    total += 4 * ((int64_t)kFastTileW * g->tab_cs
+                  + (int64_t)kFastTileH * g->tab_rs);
+  }
+  if (total > smem_limit)
+    return kFast420Off;
+  g->smem = (int)total;
+  return P.linear ? kFast420Linear : kFast420Upsampled;
 }
 
 } // namespace detail

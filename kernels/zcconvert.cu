@@ -19,6 +19,7 @@
  */
 #include "zcconvert.h"
 #include "zcconvert-common.h"
+#include "zcconvert-fast420.h"
 
 #include <cuda_runtime.h>
 
@@ -228,6 +229,94 @@ convert_tiled_kernel(const ZC_GRID_CONSTANT detail::Plan plan_param,
   }
 }
 
+/* The 4:2:0 to R'G'B' paths (zcconvert-fast420.h). Same size: a thread
+ * converts 4 x 2 pixels straight from the frame. */
+__global__ void
+__launch_bounds__(detail::kFastThreadsX *detail::kFastThreadsY)
+    fast420_same_kernel(const ZC_GRID_CONSTANT detail::Plan plan_param,
+                        const PlanSlot *__restrict__ slot)
+{
+#if ZC_PLAN_IN_PARAM
+  const detail::Plan &plan = plan_param;
+  (void)slot;
+#else
+  const detail::Plan &plan = block_slot(slot).plan;
+#endif
+  const int x0 = (blockIdx.x * detail::kFastThreadsX + threadIdx.x)
+                 * detail::kFastPx;
+  const int y0 = (blockIdx.y * detail::kFastThreadsY + threadIdx.y)
+                 * detail::kFastSameRows;
+  if (x0 < plan.dw && y0 < plan.dh)
+    detail::fast420_same_quad(plan, x0, y0);
+}
+
+/* Tiles of 128 x 8 pixels a block (see zcconvert-fast420.h): Filter,
+ * bilinear scaling; else the picture not scaled, chroma upsampled. */
+template <bool Filter>
+__global__ void
+__launch_bounds__(detail::kFastThreadsX *detail::kFastThreadsY)
+    fast420_tiled_kernel(const ZC_GRID_CONSTANT detail::Plan plan_param,
+                         const ZC_GRID_CONSTANT detail::TileGeom g_param,
+                         const PlanSlot *__restrict__ slot)
+{
+#if ZC_PLAN_IN_PARAM
+  const detail::Plan &plan = plan_param;
+  const detail::TileGeom &g = g_param;
+  (void)slot;
+#else
+  const PlanSlot &copy = block_slot(slot);
+  const detail::Plan &plan = copy.plan;
+  const detail::TileGeom &g = copy.g;
+#endif
+  extern __shared__ __align__(16) uint8_t smem[];
+  __shared__ detail::Fast420Span span;
+  constexpr int kThreads = detail::kFastThreadsX * detail::kFastThreadsY;
+  const int tid = threadIdx.y * detail::kFastThreadsX + threadIdx.x;
+  if (tid == 0)
+    detail::fast420_span(plan, g, blockIdx.x, blockIdx.y, &span);
+  __syncthreads();
+  if (!span.reads)
+    return; /* the whole block: span is the same for every thread */
+  const detail::Fast420Tile t =
+      detail::fast420_tile(g, blockIdx.x, blockIdx.y, smem, span);
+  if (Filter) {
+    /* the tap tables, while the rows arrive */
+    for (int i = tid; i < detail::kFast420Entries; i += kThreads)
+      detail::fast420_fill_entry(plan, t, i);
+  }
+  detail::Fast420Src src = {};
+  uint8_t *base = smem;
+#pragma unroll
+  for (int q = 0; q < 3; q++) {
+    if (q < span.n) {
+      const detail::PlaneSpan &sp = span.sp[q];
+      /* fast420_plan() bounds every tile's spans; stay inside regardless */
+      const int rows = min(sp.rows, g.rows[q]);
+      const int bytes = min(sp.bytes, g.pitch[q]);
+      const uint8_t *from = plan.sp[q] + (size_t)sp.row0 * plan.ss[q] + sp.byte0;
+      if (g.vec[q] == 16)
+        stage_rows<16>(from, plan.ss[q], base, g.pitch[q], rows, bytes, tid);
+      else if (g.vec[q] == 4)
+        stage_rows<4>(from, plan.ss[q], base, g.pitch[q], rows, bytes, tid);
+      else
+        stage_rows<1>(from, plan.ss[q], base, g.pitch[q], rows, bytes, tid);
+      src.set(q, base, g.pitch[q], sp);
+      base += (size_t)g.rows[q] * g.pitch[q];
+    }
+  }
+  __syncthreads();
+  const int x = t.x0 + threadIdx.x * detail::kFastPx, y = t.y0 + threadIdx.y;
+  if (!Filter) {
+    detail::fast420_upsampled_quad(plan, src, x, y);
+    return;
+  }
+  const int n = t.pitch * min(span.ab[3] - span.ab[1] + 1, g.dec_h);
+  for (int i = tid; i < n; i += kThreads)
+    detail::fast420_decode(plan, t, src, i);
+  __syncthreads();
+  detail::fast420_linear_quad(plan, t, x, y);
+}
+
 /* What the host knows of a device, learnt at its first conversion. */
 struct DeviceState
 {
@@ -254,10 +343,13 @@ init_device(DeviceState &d, int device)
   if (err != cudaSuccess)
     return err;
   cudaFuncAttributes attr;
-  /* typed: GCC 9 deduces no initializer_list from two template-ids */
+  /* the kernels that take a tile's shared memory (typed: GCC 9 deduces
+   * no initializer_list from two template-ids) */
   using TiledKernel = decltype(&convert_tiled_kernel<true>);
   const TiledKernel tiled[] = {convert_tiled_kernel<true>,
-                               convert_tiled_kernel<false>};
+                               convert_tiled_kernel<false>,
+                               fast420_tiled_kernel<true>,
+                               fast420_tiled_kernel<false>};
   for (TiledKernel kernel : tiled) {
     err = cudaFuncGetAttributes(&attr, kernel);
     if (err != cudaSuccess)
@@ -276,8 +368,9 @@ init_device(DeviceState &d, int device)
    * microseconds of CPU, and the launch after them more). The filtered tiles
    * (four of up to ~56 KiB an SM, the launch bounds) need the largest
    * shared-memory carveout, which the driver otherwise picks for three;
-   * the nearest ones keep the default (less L1 makes them slower). Both
-   * may take up to smem_limit of dynamic shared memory. */
+   * the nearest ones and the 4:2:0 tiles keep the default (less L1 makes
+   * them slower). All may take up to smem_limit of dynamic shared
+   * memory. */
   err = cudaFuncSetAttribute(convert_tiled_kernel<true>,
                              cudaFuncAttributePreferredSharedMemoryCarveout,
                              cudaSharedmemCarveoutMaxShared);
@@ -388,6 +481,27 @@ convert_cuda(const FrameDesc &src, const FrameDesc &dst, const ConvertParams &p,
   /* clang-format 14 would split the launch chevrons into "> > >". */
   // clang-format off
   detail::TileGeom g = {};
+  const dim3 fast_block(detail::kFastThreadsX, detail::kFastThreadsY);
+  switch (detail::fast420_plan(plan, d.smem_limit, &g)) {
+  case detail::kFast420Same:
+    return launch_with_plan(d, plan, g, stream, [&](const PlanSlot *slot) {
+      fast420_same_kernel<<<dim3((unsigned)g.grid_x, (unsigned)g.grid_y),
+                            fast_block, 0, stream>>>(plan, slot);
+      return cudaGetLastError();
+    });
+  case detail::kFast420Linear:
+  case detail::kFast420Upsampled: {
+    auto *kernel = g.decoded ? fast420_tiled_kernel<true>
+                             : fast420_tiled_kernel<false>;
+    return launch_with_plan(d, plan, g, stream, [&](const PlanSlot *slot) {
+      kernel<<<dim3((unsigned)g.grid_x, (unsigned)g.grid_y), fast_block,
+               (size_t)g.smem, stream>>>(plan, g, slot);
+      return cudaGetLastError();
+    });
+  }
+  default:
+    break;
+  }
   if (detail::tile_geom(plan, d.smem_limit, &g)) {
     /* its attributes were set once (init_device()) */
     auto *kernel = g.decoded ? convert_tiled_kernel<true>

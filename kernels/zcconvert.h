@@ -268,17 +268,32 @@ const char *convert_cpu_route(const FrameDesc &src, const FrameDesc &dst,
                               const ConvertParams &p);
 
 /* For tests: convert_cpu() on one thread, run the way convert_cuda() runs
- * it. Each tile's source rows are first copied into a buffer (as the kernel
- * copies them into shared memory) and read only from there; every read is
- * checked against the copied span. *tiled: whether the request is tiled
- * (if not, it runs as convert_cpu()). smem_limit: the shared memory a
- * tile may take, 0 for what convert_cuda() takes where the device allows
+ * it where the request is not of the family that convert_cpu_fast420()
+ * replays. Each tile's source rows are first copied into a buffer (as the
+ * kernel copies them into shared memory) and read only from there; every
+ * read is checked against the copied span. *tiled: whether the request
+ * is tiled (if not, it runs as convert_cpu()). smem_limit: the shared
+ * memory a tile may take, 0 for what convert_cuda() takes where the device allows
  * it (a device that allows less, sm_53 or sm_62, gets smaller tiles).
  * Returns false where convert_cpu() would, or when a read fell outside its
  * tile's copy. */
 bool convert_cpu_tiled(const FrameDesc &src, const FrameDesc &dst,
                        const ConvertParams &p, bool *tiled,
                        int smem_limit = 0);
+
+/* For tests: convert_cpu() on one thread, run the way convert_cuda() runs
+ * a request of the 4:2:0 to R'G'B' family (NV12, NV21, I420, YV12 to a
+ * 4-byte R'G'B' format, upright, filling the destination; not scaled,
+ * or bilinear): the same per-pixel and per-tile steps, each tile's reads
+ * checked against its staged copy. *mode: 0 where the family's
+ * paths do not take the request (then nothing is written: convert_cuda()
+ * runs it as convert_cpu_tiled() does), 1 same size with chroma
+ * replicated, 2 bilinear, 3 same size (or a crop) with chroma upsampled.
+ * smem_limit as for convert_cpu_tiled(). Returns false where convert_cpu()
+ * would, or when a read fell outside its tile's copy. */
+bool convert_cpu_fast420(const FrameDesc &src, const FrameDesc &dst,
+                         const ConvertParams &p, int *mode,
+                         int smem_limit = 0);
 
 #if defined(GST_ZC_HAVE_CUDA) && GST_ZC_HAVE_CUDA
 /* Enqueues the conversion on `stream` (one launch, one thread per output

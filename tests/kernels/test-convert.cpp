@@ -1442,6 +1442,140 @@ test_tiles()
   }
 }
 
+/* The CUDA conversion's 4:2:0 to R'G'B' paths (zcconvert-fast420.h). */
+struct Fast420Case
+{
+  zc::PixFmt in, out;
+  int sw, sh, dw, dh;
+  zc::Sampling sampling;
+  int crop;     /* crop 3 left, 2 top, 5 right, 1 bottom */
+  int effects;  /* brightness, contrast, hue, invert */
+  int mode;     /* the path it must take (zc::detail::Fast420Mode): 0 none,
+                   1 same size with chroma replicated, 2 bilinear, 3 not
+                   scaled with chroma upsampled */
+};
+
+const Fast420Case kFast420Cases[] = {
+  /* the benchmarks' conversions */
+  {zc::PixFmt::NV12, zc::PixFmt::RGBA, 1920, 1080, 1920, 1080,
+   zc::Sampling::Nearest, 0, 0, 3},
+  {zc::PixFmt::NV12, zc::PixFmt::RGBA, 1920, 1080, 1280, 720,
+   zc::Sampling::Bilinear, 0, 1, 2},
+  {zc::PixFmt::NV12, zc::PixFmt::RGBA, 3840, 2160, 1920, 1080,
+   zc::Sampling::Bilinear, 0, 0, 2},
+  /* the family's formats, odd sizes, crops, growing, a steep shrink */
+  {zc::PixFmt::NV21, zc::PixFmt::BGRx, 33, 17, 33, 17,
+   zc::Sampling::Bilinear, 0, 1, 3},
+  {zc::PixFmt::I420, zc::PixFmt::RGBA, 1920, 1080, 1920, 1080,
+   zc::Sampling::Nearest, 0, 0, 1},
+  {zc::PixFmt::I420, zc::PixFmt::ARGB, 1, 1, 1, 1, zc::Sampling::Nearest, 0,
+   0, 1},
+  {zc::PixFmt::YV12, zc::PixFmt::xBGR, 131, 7, 131, 7, zc::Sampling::Nearest,
+   0, 1, 1},
+  {zc::PixFmt::I420, zc::PixFmt::BGRA, 641, 361, 320, 180,
+   zc::Sampling::Bilinear, 1, 0, 2},
+  {zc::PixFmt::NV12, zc::PixFmt::RGBx, 33, 17, 130, 71,
+   zc::Sampling::Bilinear, 0, 1, 2},
+  {zc::PixFmt::YV12, zc::PixFmt::ABGR, 1281, 721, 639, 361,
+   zc::Sampling::Bilinear, 1, 1, 2},
+  {zc::PixFmt::NV21, zc::PixFmt::xRGB, 7, 5, 3, 2, zc::Sampling::Bilinear,
+   0, 0, 2},
+  {zc::PixFmt::NV12, zc::PixFmt::BGRA, 2000, 300, 1000, 150,
+   zc::Sampling::Bilinear, 0, 0, 2},
+  /* a crop, not scaled: chroma upsampled */
+  {zc::PixFmt::NV12, zc::PixFmt::RGBA, 645, 363, 637, 360,
+   zc::Sampling::Bilinear, 1, 0, 3},
+  {zc::PixFmt::I420, zc::PixFmt::BGRx, 645, 363, 637, 360,
+   zc::Sampling::Nearest, 1, 1, 3},
+  /* not the family's: the generic kernels */
+  {zc::PixFmt::NV12, zc::PixFmt::RGBA, 641, 361, 320, 180,
+   zc::Sampling::Bicubic, 0, 0, 0},
+  {zc::PixFmt::NV12, zc::PixFmt::RGBA, 641, 361, 320, 180,
+   zc::Sampling::Nearest, 0, 0, 0},
+  {zc::PixFmt::NV12, zc::PixFmt::RGB, 64, 32, 64, 32, zc::Sampling::Nearest,
+   0, 0, 0},
+  {zc::PixFmt::P010_10LE, zc::PixFmt::RGBA, 64, 32, 64, 32,
+   zc::Sampling::Nearest, 0, 0, 0},
+  {zc::PixFmt::Y42B, zc::PixFmt::RGBA, 64, 32, 32, 16,
+   zc::Sampling::Bilinear, 0, 0, 0},
+  {zc::PixFmt::I420_10LE, zc::PixFmt::RGBA, 64, 32, 32, 16,
+   zc::Sampling::Bilinear, 0, 0, 0},
+  {zc::PixFmt::NV12, zc::PixFmt::Y444, 64, 32, 32, 16,
+   zc::Sampling::Bilinear, 0, 0, 0},
+  /* shrinks whose tiles do not fit in shared memory */
+  {zc::PixFmt::NV12, zc::PixFmt::RGBA, 4096, 512, 64, 8,
+   zc::Sampling::Bilinear, 0, 0, 0},
+  {zc::PixFmt::NV12, zc::PixFmt::BGRA, 2000, 300, 97, 61,
+   zc::Sampling::Bilinear, 0, 0, 0},
+};
+
+zc::ConvertParams
+fast420_params(const Fast420Case &c)
+{
+  zc::ConvertParams p;
+  p.sampling = c.sampling;
+  if (c.crop) {
+    p.crop_left = 3;
+    p.crop_top = 2;
+    p.crop_right = 5;
+    p.crop_bottom = 1;
+  }
+  if (c.effects) {
+    p.brightness = -0.1;
+    p.contrast = 1.2;
+    p.hue = 0.2;
+    p.invert = true;
+  }
+  return p;
+}
+
+/* The paths that convert_cuda() takes for the 4:2:0 to R'G'B' family, run
+ * on the CPU: each case takes the path it should, every scaled tile reads
+ * only its staged copy, and the output equals convert_cpu()'s byte for
+ * byte, with every load width (aligned planes, 4-byte, odd strides) and
+ * the tiles of a device with 48 KiB a block. */
+void
+test_fast420()
+{
+  const int layouts[][2] = {{0, 0}, {4, 4}, {1, 3}}; /* pad, shift */
+  for (const Fast420Case &c : kFast420Cases) {
+    for (const auto &l : layouts) {
+      RawFrame src, ref, got;
+      src.init(c.in, c.sw, c.sh, l[0], l[1], zc::Matrix::BT709, false);
+      ref.init(c.out, c.dw, c.dh, l[0], l[1], zc::Matrix::BT709, true);
+      got.init(c.out, c.dw, c.dh, l[0], l[1], zc::Matrix::BT709, true);
+      const std::vector<uint8_t> before = ref.data;
+      const zc::ConvertParams p = fast420_params(c);
+      if (!check(zc::convert_cpu(src.desc, ref.desc, p, 1), "convert_cpu"))
+        continue;
+      for (const int limit : {0, 48 * 1024}) {
+        std::copy(before.begin(), before.end(), got.data.begin());
+        int mode = -1;
+        if (!check(zc::convert_cpu_fast420(src.desc, got.desc, p, &mode,
+                                           limit),
+                   "convert_cpu_fast420 (limit %d) %s %dx%d -> %s %dx%d: a "
+                   "read left its tile",
+                   limit, zc::pixfmt_name(c.in), c.sw, c.sh,
+                   zc::pixfmt_name(c.out), c.dw, c.dh))
+          continue;
+        /* a device with less shared memory may leave a tile to the
+         * generic kernels */
+        if (!check(mode == c.mode || (limit > 0 && mode == 0),
+                   "%s %dx%d -> %s %dx%d (limit %d): path %d, expected %d",
+                   zc::pixfmt_name(c.in), c.sw, c.sh, zc::pixfmt_name(c.out),
+                   c.dw, c.dh, limit, mode, c.mode)
+            || mode == 0)
+          continue;
+        check(ref.data == got.data,
+              "4:2:0 path %d (limit %d) != convert_cpu: %s %dx%d -> %s "
+              "%dx%d pad %d shift %d",
+              mode, limit, zc::pixfmt_name(c.in), c.sw, c.sh,
+              zc::pixfmt_name(c.out), c.dw, c.dh, l[0], l[1]);
+      }
+    }
+  }
+}
+
 int
 run_cpu_tests()
 {
@@ -1453,6 +1587,7 @@ run_cpu_tests()
   test_bilinear();
   test_bicubic();
   test_tiles();
+  test_fast420();
   test_fastpath_pairs_generic_elsewhere();
   test_all_pairs();
   print_pair_table();
@@ -1684,6 +1819,28 @@ run_gpu_tests()
             "shift %d",
             zc::pixfmt_name(c.in), c.sw, c.sh, zc::pixfmt_name(c.out), c.dw,
             c.dh, c.orientation, l[0], l[1]);
+    }
+  }
+
+  /* The 4:2:0 to R'G'B' paths, against the CPU. */
+  for (const Fast420Case &c : kFast420Cases) {
+    for (const auto &l : layouts) {
+      RawFrame src, cpu;
+      src.init(c.in, c.sw, c.sh, l[0], l[1], zc::Matrix::BT709, false);
+      cpu.init(c.out, c.dw, c.dh, l[0], l[1], zc::Matrix::BT709, true);
+      PinnedFrame s, d;
+      if (!s.alloc(src) || !d.alloc(cpu))
+        continue;
+      const zc::ConvertParams p = fast420_params(c);
+      if (!check(zc::convert_cpu(src.desc, cpu.desc, p, 0), "convert_cpu")
+          || !cuda_ok(zc::convert_cuda(s.desc, d.desc, p, stream),
+                      "convert_cuda")
+          || !cuda_ok(cudaStreamSynchronize(stream), "cudaStreamSynchronize"))
+        continue;
+      check(std::memcmp(d.host, cpu.data.data(), cpu.data.size()) == 0,
+            "GPU != CPU (4:2:0 path %d): %s %dx%d -> %s %dx%d pad %d shift %d",
+            c.mode, zc::pixfmt_name(c.in), c.sw, c.sh,
+            zc::pixfmt_name(c.out), c.dw, c.dh, l[0], l[1]);
     }
   }
 
