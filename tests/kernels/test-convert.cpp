@@ -1397,49 +1397,69 @@ tile_params(const TileCase &c)
   return p;
 }
 
+const int kLayouts[][2] = {{0, 0}, {4, 4}, {1, 3}}; /* pad, shift */
+
+/* One request converted by convert_cpu() and by `replay`, a run of the
+ * CUDA conversion's way on the CPU, with every load width (16-byte
+ * aligned planes, 4-byte, odd strides: kLayouts) and the shared memory of
+ * a device with 64 KiB a block and of one with 48 KiB (sm_53, sm_62).
+ * replay(src, dst, limit) returns -1 when a read left its tile's copy, 0
+ * when it did not take the request (nothing to compare; it checks itself
+ * that it should not have), 1 when the outputs must be equal. */
+template <class Replay>
+void
+replay_against_cpu(zc::PixFmt in, int sw, int sh, zc::PixFmt out, int dw,
+                   int dh, zc::Matrix src_matrix, const zc::ConvertParams &p,
+                   const char *what, Replay replay)
+{
+  for (const auto &l : kLayouts) {
+    RawFrame src, ref, got;
+    src.init(in, sw, sh, l[0], l[1], src_matrix, false);
+    ref.init(out, dw, dh, l[0], l[1], zc::Matrix::BT709, true);
+    got.init(out, dw, dh, l[0], l[1], zc::Matrix::BT709, true);
+    /* every run starts from the destination as it was before the
+     * conversion, so a byte the replay leaves unwritten shows */
+    const std::vector<uint8_t> before = ref.data;
+    if (!check(zc::convert_cpu(src.desc, ref.desc, p, 1), "convert_cpu"))
+      continue;
+    for (const int limit : {0, 48 * 1024}) {
+      std::copy(before.begin(), before.end(), got.data.begin());
+      const int r = replay(src.desc, got.desc, limit);
+      if (!check(r >= 0, "%s (limit %d) %s %dx%d -> %s %dx%d: a read left "
+                 "its tile", what, limit, zc::pixfmt_name(in), sw, sh,
+                 zc::pixfmt_name(out), dw, dh)
+          || r == 0)
+        continue;
+      check(ref.data == got.data,
+            "%s (limit %d) != convert_cpu: %s %dx%d -> %s %dx%d "
+            "orientation %d pad %d shift %d",
+            what, limit, zc::pixfmt_name(in), sw, sh, zc::pixfmt_name(out),
+            dw, dh, (int)p.orientation, l[0], l[1]);
+    }
+  }
+}
+
 /* The CUDA kernel's tiling, run on the CPU: every tile reads only its
- * staged copy and the output equals convert_cpu(), with every load width
- * (16-byte aligned planes, 4-byte, odd strides). */
+ * staged copy, the requests that should be tiled are, and the output
+ * equals convert_cpu(). */
 void
 test_tiles()
 {
-  const int layouts[][2] = {{0, 0}, {4, 4}, {1, 3}}; /* pad, shift */
-  for (const TileCase &c : kTileCases) {
-    for (const auto &l : layouts) {
-      RawFrame src, ref, got;
-      src.init(c.in, c.sw, c.sh, l[0], l[1], zc::Matrix::BT601, false);
-      ref.init(c.out, c.dw, c.dh, l[0], l[1], zc::Matrix::BT709, true);
-      got.init(c.out, c.dw, c.dh, l[0], l[1], zc::Matrix::BT709, true);
-      /* every tiled run starts from the destination as it was before the
-       * conversion, so a byte the tiles leave unwritten shows */
-      const std::vector<uint8_t> before = ref.data;
-      const zc::ConvertParams p = tile_params(c);
-      if (!check(zc::convert_cpu(src.desc, ref.desc, p, 1), "convert_cpu"))
-        continue;
-      /* 0: the tiles convert_cuda() takes where the device allows 64 KiB;
-       * the smaller ones of a device with 48 KiB a block (sm_53, sm_62) */
-      for (const int limit : {0, 48 * 1024}) {
-        std::copy(before.begin(), before.end(), got.data.begin());
-        bool tiled = false;
-        if (!check(zc::convert_cpu_tiled(src.desc, got.desc, p, &tiled, limit),
-                   "convert_cpu_tiled (limit %d) %s %dx%d -> %s %dx%d: a "
-                   "read left its tile",
-                   limit, zc::pixfmt_name(c.in), c.sw, c.sh,
-                   zc::pixfmt_name(c.out), c.dw, c.dh))
-          continue;
-        if (limit == 0)
-          check(tiled == c.tiled,
-                "%s %dx%d -> %s %dx%d: tiled %d, expected %d",
-                zc::pixfmt_name(c.in), c.sw, c.sh, zc::pixfmt_name(c.out),
-                c.dw, c.dh, (int)tiled, (int)c.tiled);
-        check(ref.data == got.data,
-              "tiled (limit %d) != untiled: %s %dx%d -> %s %dx%d "
-              "orientation %d pad %d shift %d",
-              limit, zc::pixfmt_name(c.in), c.sw, c.sh,
-              zc::pixfmt_name(c.out), c.dw, c.dh, c.orientation, l[0], l[1]);
-      }
-    }
-  }
+  for (const TileCase &c : kTileCases)
+    replay_against_cpu(
+        c.in, c.sw, c.sh, c.out, c.dw, c.dh, zc::Matrix::BT601,
+        tile_params(c), "tiled",
+        [&](const zc::FrameDesc &src, const zc::FrameDesc &dst, int limit) {
+          bool tiled = false;
+          if (!zc::convert_cpu_tiled(src, dst, tile_params(c), &tiled, limit))
+            return -1;
+          if (limit == 0)
+            check(tiled == c.tiled,
+                  "%s %dx%d -> %s %dx%d: tiled %d, expected %d",
+                  zc::pixfmt_name(c.in), c.sw, c.sh, zc::pixfmt_name(c.out),
+                  c.dw, c.dh, (int)tiled, (int)c.tiled);
+          return 1; /* untiled, it runs as convert_cpu() */
+        });
 }
 
 /* The CUDA conversion's 4:2:0 to R'G'B' paths (zcconvert-fast420.h). */
@@ -1530,50 +1550,28 @@ fast420_params(const Fast420Case &c)
 }
 
 /* The paths that convert_cuda() takes for the 4:2:0 to R'G'B' family, run
- * on the CPU: each case takes the path it should, every scaled tile reads
- * only its staged copy, and the output equals convert_cpu()'s byte for
- * byte, with every load width (aligned planes, 4-byte, odd strides) and
- * the tiles of a device with 48 KiB a block. */
+ * on the CPU: each case takes the path it should, every tile reads only
+ * its staged copy, and the output equals convert_cpu()'s byte for byte. */
 void
 test_fast420()
 {
-  const int layouts[][2] = {{0, 0}, {4, 4}, {1, 3}}; /* pad, shift */
-  for (const Fast420Case &c : kFast420Cases) {
-    for (const auto &l : layouts) {
-      RawFrame src, ref, got;
-      src.init(c.in, c.sw, c.sh, l[0], l[1], zc::Matrix::BT709, false);
-      ref.init(c.out, c.dw, c.dh, l[0], l[1], zc::Matrix::BT709, true);
-      got.init(c.out, c.dw, c.dh, l[0], l[1], zc::Matrix::BT709, true);
-      const std::vector<uint8_t> before = ref.data;
-      const zc::ConvertParams p = fast420_params(c);
-      if (!check(zc::convert_cpu(src.desc, ref.desc, p, 1), "convert_cpu"))
-        continue;
-      for (const int limit : {0, 48 * 1024}) {
-        std::copy(before.begin(), before.end(), got.data.begin());
-        int mode = -1;
-        if (!check(zc::convert_cpu_fast420(src.desc, got.desc, p, &mode,
-                                           limit),
-                   "convert_cpu_fast420 (limit %d) %s %dx%d -> %s %dx%d: a "
-                   "read left its tile",
-                   limit, zc::pixfmt_name(c.in), c.sw, c.sh,
-                   zc::pixfmt_name(c.out), c.dw, c.dh))
-          continue;
-        /* a device with less shared memory may leave a tile to the
-         * generic kernels */
-        if (!check(mode == c.mode || (limit > 0 && mode == 0),
-                   "%s %dx%d -> %s %dx%d (limit %d): path %d, expected %d",
-                   zc::pixfmt_name(c.in), c.sw, c.sh, zc::pixfmt_name(c.out),
-                   c.dw, c.dh, limit, mode, c.mode)
-            || mode == 0)
-          continue;
-        check(ref.data == got.data,
-              "4:2:0 path %d (limit %d) != convert_cpu: %s %dx%d -> %s "
-              "%dx%d pad %d shift %d",
-              mode, limit, zc::pixfmt_name(c.in), c.sw, c.sh,
-              zc::pixfmt_name(c.out), c.dw, c.dh, l[0], l[1]);
-      }
-    }
-  }
+  for (const Fast420Case &c : kFast420Cases)
+    replay_against_cpu(
+        c.in, c.sw, c.sh, c.out, c.dw, c.dh, zc::Matrix::BT709,
+        fast420_params(c), "4:2:0 path",
+        [&](const zc::FrameDesc &src, const zc::FrameDesc &dst, int limit) {
+          int mode = -1;
+          if (!zc::convert_cpu_fast420(src, dst, fast420_params(c), &mode,
+                                       limit))
+            return -1;
+          /* a device with less shared memory may leave a tile to the
+           * generic kernels */
+          check(mode == c.mode || (limit > 0 && mode == 0),
+                "%s %dx%d -> %s %dx%d (limit %d): path %d, expected %d",
+                zc::pixfmt_name(c.in), c.sw, c.sh, zc::pixfmt_name(c.out),
+                c.dw, c.dh, limit, mode, c.mode);
+          return mode == c.mode && mode != 0 ? 1 : 0;
+        });
 }
 
 int
@@ -1661,6 +1659,32 @@ gpu_case(zc::PixFmt in, zc::PixFmt out, int sw, int sh, int dw, int dh,
   check(std::memcmp(d.host, cpu.data.data(), cpu.data.size()) == 0,
         "GPU != CPU: %s %dx%d -> %s %dx%d orientation %d", zc::pixfmt_name(in),
         sw, sh, zc::pixfmt_name(out), dw, dh, (int)p.orientation);
+}
+
+/* gpu_case() with every load width (kLayouts). */
+void
+gpu_layouts_case(zc::PixFmt in, int sw, int sh, zc::PixFmt out, int dw,
+                 int dh, zc::Matrix src_matrix, const zc::ConvertParams &p,
+                 cudaStream_t stream, const char *what)
+{
+  for (const auto &l : kLayouts) {
+    RawFrame src, cpu;
+    src.init(in, sw, sh, l[0], l[1], src_matrix, false);
+    cpu.init(out, dw, dh, l[0], l[1], zc::Matrix::BT709, true);
+    PinnedFrame s, d;
+    if (!s.alloc(src) || !d.alloc(cpu))
+      continue;
+    if (!check(zc::convert_cpu(src.desc, cpu.desc, p, 0), "convert_cpu")
+        || !cuda_ok(zc::convert_cuda(s.desc, d.desc, p, stream),
+                    "convert_cuda")
+        || !cuda_ok(cudaStreamSynchronize(stream), "cudaStreamSynchronize"))
+      continue;
+    check(std::memcmp(d.host, cpu.data.data(), cpu.data.size()) == 0,
+          "GPU != CPU (%s): %s %dx%d -> %s %dx%d orientation %d pad %d "
+          "shift %d",
+          what, zc::pixfmt_name(in), sw, sh, zc::pixfmt_name(out), dw, dh,
+          (int)p.orientation, l[0], l[1]);
+  }
 }
 
 /* Many conversions in flight at once on several streams, each with its own
@@ -1799,50 +1823,14 @@ run_gpu_tests()
 
   /* The tiled kernel with every load width (and the untiled one for the
    * shrinks whose tiles do not fit), against the CPU. */
-  const int layouts[][2] = {{0, 0}, {4, 4}, {1, 3}};
-  for (const TileCase &c : kTileCases) {
-    for (const auto &l : layouts) {
-      RawFrame src, cpu;
-      src.init(c.in, c.sw, c.sh, l[0], l[1], zc::Matrix::BT601, false);
-      cpu.init(c.out, c.dw, c.dh, l[0], l[1], zc::Matrix::BT709, true);
-      PinnedFrame s, d;
-      if (!s.alloc(src) || !d.alloc(cpu))
-        continue;
-      const zc::ConvertParams p = tile_params(c);
-      if (!check(zc::convert_cpu(src.desc, cpu.desc, p, 0), "convert_cpu")
-          || !cuda_ok(zc::convert_cuda(s.desc, d.desc, p, stream),
-                      "convert_cuda")
-          || !cuda_ok(cudaStreamSynchronize(stream), "cudaStreamSynchronize"))
-        continue;
-      check(std::memcmp(d.host, cpu.data.data(), cpu.data.size()) == 0,
-            "GPU != CPU (tiles): %s %dx%d -> %s %dx%d orientation %d pad %d "
-            "shift %d",
-            zc::pixfmt_name(c.in), c.sw, c.sh, zc::pixfmt_name(c.out), c.dw,
-            c.dh, c.orientation, l[0], l[1]);
-    }
-  }
+  for (const TileCase &c : kTileCases)
+    gpu_layouts_case(c.in, c.sw, c.sh, c.out, c.dw, c.dh, zc::Matrix::BT601,
+                     tile_params(c), stream, "tiles");
 
   /* The 4:2:0 to R'G'B' paths, against the CPU. */
-  for (const Fast420Case &c : kFast420Cases) {
-    for (const auto &l : layouts) {
-      RawFrame src, cpu;
-      src.init(c.in, c.sw, c.sh, l[0], l[1], zc::Matrix::BT709, false);
-      cpu.init(c.out, c.dw, c.dh, l[0], l[1], zc::Matrix::BT709, true);
-      PinnedFrame s, d;
-      if (!s.alloc(src) || !d.alloc(cpu))
-        continue;
-      const zc::ConvertParams p = fast420_params(c);
-      if (!check(zc::convert_cpu(src.desc, cpu.desc, p, 0), "convert_cpu")
-          || !cuda_ok(zc::convert_cuda(s.desc, d.desc, p, stream),
-                      "convert_cuda")
-          || !cuda_ok(cudaStreamSynchronize(stream), "cudaStreamSynchronize"))
-        continue;
-      check(std::memcmp(d.host, cpu.data.data(), cpu.data.size()) == 0,
-            "GPU != CPU (4:2:0 path %d): %s %dx%d -> %s %dx%d pad %d shift %d",
-            c.mode, zc::pixfmt_name(c.in), c.sw, c.sh,
-            zc::pixfmt_name(c.out), c.dw, c.dh, l[0], l[1]);
-    }
-  }
+  for (const Fast420Case &c : kFast420Cases)
+    gpu_layouts_case(c.in, c.sw, c.sh, c.out, c.dw, c.dh, zc::Matrix::BT709,
+                     fast420_params(c), stream, "4:2:0 path");
 
   cuda_ok(cudaStreamDestroy(stream), "cudaStreamDestroy");
   test_plans_in_flight();
