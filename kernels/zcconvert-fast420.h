@@ -12,9 +12,10 @@
  *  - same size, I420 and YV12 (videoconvert's fast path: chroma
  *    replicated, GStreamer's 8-bit matrix): a thread converts 4 x 2
  *    pixels from its luma and chroma words and stores 16 bytes a row;
- *  - same size (or a crop), chroma upsampled (NV12, NV21): tiles of 128 x 8
- *    pixels whose source rows are staged in shared memory (as below), a
- *    thread converting 4 adjacent pixels of a row;
+ *  - not scaled, chroma upsampled (NV12 and NV21; I420 and YV12 when
+ *    cropped): tiles of 128 x 8 pixels whose source rows are staged in
+ *    shared memory (as below), a thread converting 4 adjacent pixels of a
+ *    row;
  *  - bilinear scaling: a thread block takes a tile of 128 x 8 output
  *    pixels; one thread finds the source pixels the tile reads, the
  *    block stages their rows in shared memory in wide loads (as the
