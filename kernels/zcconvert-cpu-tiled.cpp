@@ -19,6 +19,18 @@ namespace zc {
 
 namespace {
 
+/* Copies plane q's span sp of the frame into dst, pitch bytes a row, as
+ * the kernels stage it in shared memory. */
+void
+copy_span(const detail::Plan &P, int q, const detail::PlaneSpan &sp,
+          uint8_t *dst, int pitch)
+{
+  for (int r = 0; r < sp.rows; r++)
+    std::memcpy(dst + (size_t)r * pitch,
+                P.sp[q] + (size_t)(sp.row0 + r) * P.ss[q] + sp.byte0,
+                (size_t)sp.bytes);
+}
+
 /* TileSrc that also checks every read against the staged span. */
 struct CheckedTileSrc
 {
@@ -94,7 +106,6 @@ private:
 /* Fast420Src that also checks every read against the staged span. */
 struct CheckedFast420Src
 {
-  static constexpr bool kTile = true, kDecoded = false;
   detail::Fast420Src t;
   int row0[3], rows[3], byte0[3], bytes[3];
   bool *bad;
@@ -156,10 +167,7 @@ convert_cpu_fast420(const FrameDesc &src, const FrameDesc &dst,
         const PlaneSpan &sp = span.sp[q];
         if (sp.rows > g.rows[q] || sp.bytes > g.pitch[q])
           return false; /* the bound in fast420_plan() is wrong */
-        for (int r = 0; r < sp.rows; r++)
-          std::memcpy(base + (size_t)r * g.pitch[q],
-                      P.sp[q] + (size_t)(sp.row0 + r) * P.ss[q] + sp.byte0,
-                      (size_t)sp.bytes);
+        copy_span(P, q, sp, base, g.pitch[q]);
         cs.t.set(q, base, g.pitch[q], sp);
         cs.row0[q] = sp.row0;
         cs.rows[q] = sp.rows;
@@ -221,11 +229,7 @@ convert_cpu_tiled(const FrameDesc &src, const FrameDesc &dst,
           cs.t.byte0[q] = sp[q].byte0;
           cs.rows[q] = sp[q].rows;
           cs.bytes[q] = sp[q].bytes;
-          for (int r = 0; r < sp[q].rows; r++)
-            std::memcpy(base + (size_t)r * g.pitch[q],
-                        P.sp[q] + (size_t)(sp[q].row0 + r) * P.ss[q]
-                            + sp[q].byte0,
-                        (size_t)sp[q].bytes);
+          copy_span(P, q, sp[q], base, g.pitch[q]);
           base += (size_t)g.rows[q] * g.pitch[q];
         }
       }

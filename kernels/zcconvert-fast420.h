@@ -111,7 +111,7 @@ store_rgb32(uint8_t *p, const uint32_t w[4], int n)
 #endif
     return;
   }
-ZC_UNROLL
+  ZC_UNROLL
   for (int i = 0; i < 4; i++) {
     if (i >= n)
       break;
@@ -138,9 +138,11 @@ fast420_word(const Plan &P, Px s, int x, int y)
 
 /* ---- same size ------------------------------------------------------- */
 
-/* Pixels x0..x0+3 of rows y0 and y0 + 1 (those inside the frame); x0 a
- * multiple of 4, y0 even. As fetch() without chroma upsampling: pixel x
- * of row y takes chroma sample x / 2 of chroma row y / 2. */
+/* Pixels x0..x0+3 of rows y0 and y0 + 1 (those inside the frame) of a
+ * planar source (I420, YV12: the only ones videoconvert's fast path
+ * takes); x0 a multiple of 4, y0 even. As fetch() without chroma
+ * upsampling: pixel x of row y takes chroma sample x / 2 of chroma row
+ * y / 2. */
 ZC_HD inline void
 fast420_same_quad(const Plan &P, int x0, int y0)
 {
@@ -150,26 +152,16 @@ fast420_same_quad(const Plan &P, int x0, int y0)
   const int k0 = x0 >> 1, nk = ((x0 + n - 1) >> 1) - k0 + 1;
   const size_t cr = (size_t)(y0 >> 1);
   uint32_t us[2], vs[2];
-  if (f.kind == kSemiYuv) {
-    const uint32_t w =
-        load_le(P.sp[1] + cr * P.ss[1] + (size_t)k0 * 2, 2 * nk);
-ZC_UNROLL
-    for (int k = 0; k < 2; k++) {
-      us[k] = (w >> (8 * (2 * k + f.off[1]))) & 0xffu;
-      vs[k] = (w >> (8 * (2 * k + f.off[2]))) & 0xffu;
-    }
-  } else {
-    const uint8_t *pu = f.off[1] == 1 ? P.sp[1] : P.sp[2];
-    const uint8_t *pv = f.off[2] == 1 ? P.sp[1] : P.sp[2];
-    const size_t su = f.off[1] == 1 ? P.ss[1] : P.ss[2];
-    const size_t sv = f.off[2] == 1 ? P.ss[1] : P.ss[2];
-    const uint32_t wu = load_le(pu + cr * su + k0, nk);
-    const uint32_t wv = load_le(pv + cr * sv + k0, nk);
-ZC_UNROLL
-    for (int k = 0; k < 2; k++) {
-      us[k] = (wu >> (8 * k)) & 0xffu;
-      vs[k] = (wv >> (8 * k)) & 0xffu;
-    }
+  const uint8_t *pu = f.off[1] == 1 ? P.sp[1] : P.sp[2];
+  const uint8_t *pv = f.off[2] == 1 ? P.sp[1] : P.sp[2];
+  const size_t su = f.off[1] == 1 ? P.ss[1] : P.ss[2];
+  const size_t sv = f.off[2] == 1 ? P.ss[1] : P.ss[2];
+  const uint32_t wu = load_le(pu + cr * su + k0, nk);
+  const uint32_t wv = load_le(pv + cr * sv + k0, nk);
+  ZC_UNROLL
+  for (int k = 0; k < 2; k++) {
+    us[k] = (wu >> (8 * k)) & 0xffu;
+    vs[k] = (wv >> (8 * k)) & 0xffu;
   }
   for (int j = 0; j < kFastSameRows; j++) {
     const int y = y0 + j;
@@ -179,7 +171,7 @@ ZC_UNROLL
         load_le(P.sp[0] + (size_t)y * P.ss[0] + (size_t)x0, n);
     uint32_t w[kFastPx] = {0, 0, 0, 0};
     /* unrolled, so that w, us and vs stay in registers */
-ZC_UNROLL
+    ZC_UNROLL
     for (int i = 0; i < kFastPx; i++) {
       if (i < n) {
         const Px s = {{(luma >> (8 * i)) & 0xffu, us[i >> 1], vs[i >> 1],
@@ -199,7 +191,6 @@ ZC_UNROLL
  * the top of this file. */
 struct Fast420Src
 {
-  static constexpr bool kTile = true, kDecoded = false;
   const uint8_t *b0, *b1, *b2;
   int p0, p1, p2, r0, r1, r2, o0, o1, o2;
 
@@ -371,7 +362,7 @@ fast420_linear_quad(const Plan &P, const Fast420Tile &t, int x, int y)
   const int n = P.dw - x < kFastPx ? P.dw - x : kFastPx;
   const int32_t *ty = t.rows + (size_t)(y - t.y0) * t.rs;
   uint32_t w[kFastPx] = {0, 0, 0, 0};
-ZC_UNROLL
+  ZC_UNROLL
   for (int k = 0; k < kFastPx; k++) {
     if (k >= n)
       break;

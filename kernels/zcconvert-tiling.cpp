@@ -133,7 +133,9 @@ fast420_plan(const Plan &P, int smem_limit, TileGeom *g)
   const bool identity = !P.linear && !P.cubic && P.cx == 0 && P.cy == 0
                         && P.cw == P.dw && P.ch == P.dh && P.sw == P.dw
                         && P.sh == P.dh;
-  if (identity && !P.chroma_up) {
+  /* chroma replicated: videoconvert's I420 to R'G'B' fast path, planar
+   * sources only (fast420_same_quad()) */
+  if (identity && !P.chroma_up && P.si.kind == kPlanarYuv) {
     g->grid_x = (P.dw + kFastTileW - 1) / kFastTileW;
     g->grid_y = (P.dh + kFastTileH * kFastSameRows - 1)
                 / (kFastTileH * kFastSameRows);

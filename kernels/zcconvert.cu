@@ -137,6 +137,25 @@ stage_rows(const uint8_t *src, size_t stride, uint8_t *dst, int pitch, int rows,
   }
 }
 
+/* Copies plane q's span sp of the frame into dst (g.pitch[q] bytes a
+ * row) in loads of the plane's width, g.vec[q]; the span clamped to the
+ * tile's bound (tile_geom() and fast420_plan() bound every tile's spans;
+ * stay inside regardless). */
+__device__ void
+stage_plane(const detail::Plan &plan, const detail::TileGeom &g, int q,
+            const detail::PlaneSpan &sp, uint8_t *dst, int tid)
+{
+  const int rows = min(sp.rows, g.rows[q]);
+  const int bytes = min(sp.bytes, g.pitch[q]);
+  const uint8_t *src = plan.sp[q] + (size_t)sp.row0 * plan.ss[q] + sp.byte0;
+  if (g.vec[q] == 16)
+    stage_rows<16>(src, plan.ss[q], dst, g.pitch[q], rows, bytes, tid);
+  else if (g.vec[q] == 4)
+    stage_rows<4>(src, plan.ss[q], dst, g.pitch[q], rows, bytes, tid);
+  else
+    stage_rows<1>(src, plan.ss[q], dst, g.pitch[q], rows, bytes, tid);
+}
+
 /* One tile per thread block: stage the source rows the tile reads (and,
  * for a filter, Decode: decode its oriented source pixels once), then
  * convert its output blocks from that copy. Two kernels, so that each
@@ -177,16 +196,7 @@ convert_tiled_kernel(const ZC_GRID_CONSTANT detail::Plan plan_param,
     const int n = detail::tile_spans(plan, g, ab, sp);
     uint8_t *base = smem;
     for (int q = 0; q < n; q++) {
-      /* tile_geom() bounds every tile's spans; stay inside regardless */
-      const int rows = min(sp[q].rows, g.rows[q]);
-      const int bytes = min(sp[q].bytes, g.pitch[q]);
-      const uint8_t *src = plan.sp[q] + (size_t)sp[q].row0 * plan.ss[q] + sp[q].byte0;
-      if (g.vec[q] == 16)
-        stage_rows<16>(src, plan.ss[q], base, g.pitch[q], rows, bytes, tid);
-      else if (g.vec[q] == 4)
-        stage_rows<4>(src, plan.ss[q], base, g.pitch[q], rows, bytes, tid);
-      else
-        stage_rows<1>(src, plan.ss[q], base, g.pitch[q], rows, bytes, tid);
+      stage_plane(plan, g, q, sp[q], base, tid);
       ts.base[q] = base;
       ts.pitch[q] = g.pitch[q];
       ts.row0[q] = sp[q].row0;
@@ -289,18 +299,8 @@ __launch_bounds__(detail::kFastThreadsX *detail::kFastThreadsY)
 #pragma unroll
   for (int q = 0; q < 3; q++) {
     if (q < span.n) {
-      const detail::PlaneSpan &sp = span.sp[q];
-      /* fast420_plan() bounds every tile's spans; stay inside regardless */
-      const int rows = min(sp.rows, g.rows[q]);
-      const int bytes = min(sp.bytes, g.pitch[q]);
-      const uint8_t *from = plan.sp[q] + (size_t)sp.row0 * plan.ss[q] + sp.byte0;
-      if (g.vec[q] == 16)
-        stage_rows<16>(from, plan.ss[q], base, g.pitch[q], rows, bytes, tid);
-      else if (g.vec[q] == 4)
-        stage_rows<4>(from, plan.ss[q], base, g.pitch[q], rows, bytes, tid);
-      else
-        stage_rows<1>(from, plan.ss[q], base, g.pitch[q], rows, bytes, tid);
-      src.set(q, base, g.pitch[q], sp);
+      stage_plane(plan, g, q, span.sp[q], base, tid);
+      src.set(q, base, g.pitch[q], span.sp[q]);
       base += (size_t)g.rows[q] * g.pitch[q];
     }
   }

@@ -1445,13 +1445,13 @@ replay_against_cpu(zc::PixFmt in, int sw, int sh, zc::PixFmt out, int dw,
 void
 test_tiles()
 {
-  for (const TileCase &c : kTileCases)
+  for (const TileCase &c : kTileCases) {
+    const zc::ConvertParams p = tile_params(c);
     replay_against_cpu(
-        c.in, c.sw, c.sh, c.out, c.dw, c.dh, zc::Matrix::BT601,
-        tile_params(c), "tiled",
+        c.in, c.sw, c.sh, c.out, c.dw, c.dh, zc::Matrix::BT601, p, "tiled",
         [&](const zc::FrameDesc &src, const zc::FrameDesc &dst, int limit) {
           bool tiled = false;
-          if (!zc::convert_cpu_tiled(src, dst, tile_params(c), &tiled, limit))
+          if (!zc::convert_cpu_tiled(src, dst, p, &tiled, limit))
             return -1;
           if (limit == 0)
             check(tiled == c.tiled,
@@ -1460,6 +1460,7 @@ test_tiles()
                   c.dw, c.dh, (int)tiled, (int)c.tiled);
           return 1; /* untiled, it runs as convert_cpu() */
         });
+  }
 }
 
 /* The CUDA conversion's 4:2:0 to R'G'B' paths (zcconvert-fast420.h). */
@@ -1483,7 +1484,7 @@ const Fast420Case kFast420Cases[] = {
    zc::Sampling::Bilinear, 0, 1, 2},
   {zc::PixFmt::NV12, zc::PixFmt::RGBA, 3840, 2160, 1920, 1080,
    zc::Sampling::Bilinear, 0, 0, 2},
-  /* the family's formats, odd sizes, crops, growing, a steep shrink */
+  /* the family's formats, odd sizes, crops, growing, a 2x shrink */
   {zc::PixFmt::NV21, zc::PixFmt::BGRx, 33, 17, 33, 17,
    zc::Sampling::Bilinear, 0, 1, 3},
   {zc::PixFmt::I420, zc::PixFmt::RGBA, 1920, 1080, 1920, 1080,
@@ -1555,14 +1556,14 @@ fast420_params(const Fast420Case &c)
 void
 test_fast420()
 {
-  for (const Fast420Case &c : kFast420Cases)
+  for (const Fast420Case &c : kFast420Cases) {
+    const zc::ConvertParams p = fast420_params(c);
     replay_against_cpu(
-        c.in, c.sw, c.sh, c.out, c.dw, c.dh, zc::Matrix::BT709,
-        fast420_params(c), "4:2:0 path",
+        c.in, c.sw, c.sh, c.out, c.dw, c.dh, zc::Matrix::BT709, p,
+        "4:2:0 path",
         [&](const zc::FrameDesc &src, const zc::FrameDesc &dst, int limit) {
           int mode = -1;
-          if (!zc::convert_cpu_fast420(src, dst, fast420_params(c), &mode,
-                                       limit))
+          if (!zc::convert_cpu_fast420(src, dst, p, &mode, limit))
             return -1;
           /* a device with less shared memory may leave a tile to the
            * generic kernels */
@@ -1572,6 +1573,7 @@ test_fast420()
                 c.dw, c.dh, limit, mode, c.mode);
           return mode == c.mode && mode != 0 ? 1 : 0;
         });
+  }
 }
 
 int
