@@ -258,13 +258,16 @@ max_fence_pollers ()
   return n;
 }
 
-/* How long a wait polls now, in microseconds: halved by each wait that
- * polled to the end and slept, doubled (up to fence_spin_us()) by each
- * one that the poll ended. Where frames wait long (many streams flat
- * out, a big frame) the polls shrink to kMinPollUs and cost no CPU to
- * speak of; where the GPU is done within the spin they stay long. */
+/* How long this thread's next wait polls, in microseconds (-1: the whole
+ * spin). Each streaming thread keeps its own: a thread whose frames are
+ * big or queued behind many streams does not shorten the poll of one
+ * whose frames are small. A wait that outlasted the whole spin halves it
+ * (down to kMinPollUs), so that where waits are long anyway (many streams
+ * flat out) polls stop costing CPU; a wait that the whole spin would have
+ * ended gives it back whole, so that one slow frame does not leave the
+ * thread sleeping (and woken late) for all the frames after it. */
 constexpr gint64 kMinPollUs = 20;
-std::atomic < gint64 > poll_us (-1);
+thread_local gint64 poll_us = -1;
 
 }  /* namespace */
 
@@ -273,11 +276,10 @@ gst_zc_fence_wait (cudaEvent_t fence)
 {
   const gint64 spin = fence_spin_us ();
   if (spin > 0 && fence_pollers.fetch_add (1) < max_fence_pollers ()) {
-    gint64 budget = poll_us.load ();
-    if (budget < 0)
-      budget = spin;
-    budget = CLAMP (budget, MIN (kMinPollUs, spin), spin);
-    const gint64 until = g_get_monotonic_time () + budget;
+    const gint64 budget = poll_us < 0 ? spin :
+        CLAMP (poll_us, MIN (kMinPollUs, spin), spin);
+    const gint64 start = g_get_monotonic_time ();
+    const gint64 until = start + budget;
     cudaError_t err;
     do {
       err = cudaEventQuery (fence);
@@ -287,13 +289,16 @@ gst_zc_fence_wait (cudaEvent_t fence)
       sched_yield ();
     } while (g_get_monotonic_time () < until);
     fence_pollers.fetch_sub (1);
-    poll_us.store (err == cudaErrorNotReady ? budget / 2 :
-        MIN (spin, budget * 2));
-    if (err != cudaErrorNotReady)
+    if (err != cudaErrorNotReady) {
+      poll_us = spin;
       return err;
+    }
     /* leave no cudaErrorNotReady of the poll behind as this thread's
      * last error */
     cudaGetLastError ();
+    err = cudaEventSynchronize (fence);
+    poll_us = g_get_monotonic_time () - start > spin ? budget / 2 : spin;
+    return err;
   } else if (spin > 0) {
     fence_pollers.fetch_sub (1);
   }
