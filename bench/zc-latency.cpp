@@ -6,10 +6,14 @@
  *
  *   appsrc is-live=true ! <pipeline> ! appsink sync=false
  *
- * A frame's trip runs from the moment the source pushes it to the moment
- * the sink has it mapped for reading (the GPU work on it complete, since a
- * CPU map waits on the frame's fence): what an application that reads the
- * result sees. The source pushes buffers of the pool the first element
+ * A frame's trip runs from the moment the source pushes it (appsrc's
+ * source pad, from appsrc's own streaming thread) to the moment the sink
+ * has it mapped for reading (the GPU work on it complete, since a CPU map
+ * waits on the frame's fence): what an application that reads the result
+ * sees. The hand-over before it, from this program's thread into
+ * appsrc's queue and appsrc's thread waking to take it, is the harness's
+ * and no pipeline's (a camera source pushes from its own thread), and is
+ * the same for every pipeline; --stages prints it. The source pushes buffers of the pool the first element
  * proposes, each filled once when the pool first hands it out, so that the
  * source's own fill is not measured; a pipeline that proposes no pool gets
  * system memory. Rows marked "foreign pool" model a decoder instead: the
@@ -77,7 +81,8 @@
  *
  * --stages adds a line under each row: when each element of the pipeline
  * pushed the frame on (median ms after the trip's start), then when the
- * sink had it mapped: where a trip's time goes.
+ * sink had it mapped: where a trip's time goes; and, for a live source,
+ * how long appsrc's thread took to push a frame this program handed it.
  */
 #include <gst/app/app.h>
 #include <gst/gst.h>
@@ -483,7 +488,9 @@ struct Stream
   bool ours_first = false; /* zcupload first: it proposes a pool */
   GstClockTime period = 0;
   int total = 0;
-  std::vector<Clock::time_point> pushed;
+  std::vector<Clock::time_point> pushed; /* the trip's start */
+  /* frame n from this program's push into appsrc to appsrc's push, ms */
+  std::vector<double> handover_ms;
   std::vector<double> trip_ms; /* index: frame number; NAN until mapped */
   std::atomic<int> received{ 0 };
   /* the decode case: frames numbered in the order they pass */
@@ -538,6 +545,31 @@ int
 frame_at (const Stream *s, GstClockTime pts)
 {
   return (int)((pts + s->period / 2) / s->period);
+}
+
+/* A hand-over into appsrc longer than this (p99, ms) is frames queued
+ * behind a pipeline slower than the source, not appsrc's thread waking */
+constexpr double kQueuedMs = 1.0;
+
+/* A live source's trip starts here: appsrc pushing frame n from its own
+ * thread; pushed[n] held the moment this program handed it over */
+GstPadProbeReturn
+on_source_push (GstPad *, GstPadProbeInfo *info, gpointer data)
+{
+  auto *s = (Stream *)data;
+  const Clock::time_point now = Clock::now ();
+  const GstClockTime pts = GST_BUFFER_PTS (GST_PAD_PROBE_INFO_BUFFER (info));
+  if (!GST_CLOCK_TIME_IS_VALID (pts))
+    return GST_PAD_PROBE_OK;
+  const int n = frame_at (s, pts);
+  std::lock_guard<std::mutex> g (s->lock);
+  if (n >= 0 && n < s->total && s->pushed[n] != Clock::time_point ()) {
+    s->handover_ms[n]
+        = std::chrono::duration<double, std::milli> (now - s->pushed[n])
+              .count ();
+    s->pushed[n] = now;
+  }
+  return GST_PAD_PROBE_OK;
 }
 
 /* --stages: a frame leaving an element of the pipeline under test */
@@ -823,6 +855,8 @@ struct Result
   /* --stages: each element's push, median ms after the trip's start */
   std::vector<std::string> stage_names;
   std::vector<double> stage_med;
+  /* a live source's hand-over into appsrc (not in the trip): median, p99 */
+  double handover_med = NAN, handover_p99 = NAN;
 };
 
 /* zcupload's counters in @pipeline, added to @copied, @buffers and @reg;
@@ -925,9 +959,14 @@ run_once (const Case &c, const Pipeline &pl, const Options &o,
     s->foreign = pl.foreign;
     s->ours_first = pl.middle.rfind ("zcupload", 0) == 0;
     s->pushed.assign (total, Clock::time_point ());
+    s->handover_ms.assign (total, NAN);
     s->trip_ms.assign (total, NAN);
     if (c.source.empty ()) {
       s->appsrc = gst_bin_get_by_name (GST_BIN (s->pipeline), "src");
+      GstPad *out = gst_element_get_static_pad (s->appsrc, "src");
+      gst_pad_add_probe (out, GST_PAD_PROBE_TYPE_BUFFER, on_source_push,
+                         s.get (), nullptr);
+      gst_object_unref (out);
       s->caps = gst_caps_from_string (
           (c.in_caps + ",framerate="
            + std::to_string ((int)std::lround (o.fps)) + "/1")
@@ -1102,6 +1141,13 @@ run_once (const Case &c, const Pipeline &pl, const Options &o,
         r.stage_names.push_back (streams[0]->stages[k]->name);
         r.stage_med.push_back (percentile (at, 0.5));
       }
+      std::vector<double> handover;
+      for (auto &s : streams)
+        for (int n = o.warmup; n < total; n++)
+          if (!std::isnan (s->handover_ms[n]))
+            handover.push_back (s->handover_ms[n]);
+      r.handover_med = percentile (handover, 0.5);
+      r.handover_p99 = percentile (handover, 0.99);
     } else if (r.why.empty ()) {
       r.why = "no frame reached the sink";
     }
@@ -1447,6 +1493,20 @@ run_case (const Case &c, const Reference &ref_before, const Options &o,
       thr = std::max (thr, r.threads);
       lost += r.lost;
     }
+    /* frames that queued in appsrc (a pipeline slower than the source)
+     * waited before their trip started: the row says so */
+    double queued = 0;
+    for (const Result &r : all[p])
+      if (!std::isnan (r.handover_p99))
+        queued = std::max (queued, r.handover_p99);
+    std::string late;
+    if (lost)
+      late += " (" + std::to_string (lost) + " frames lost)";
+    if (queued > kQueuedMs) {
+      snprintf (line, sizeof line, " (frames queued in appsrc before "
+                "their trip: p99 %.1f ms)", queued);
+      late += line;
+    }
     const Result &last = all[p].back ();
     char copies[32] = "-";
     if (!std::isnan (last.copies))
@@ -1477,9 +1537,7 @@ run_case (const Case &c, const Reference &ref_before, const Options &o,
               fmt_range (p99, "%.3f").c_str (),
               *std::max_element (mx.begin (), mx.end ()),
               fmt_range (fps, "%.1f").c_str (),
-              fmt_range (total, "%.0f").c_str (), vs, process,
-              lost ? (" (" + std::to_string (lost) + " frames lost)").c_str ()
-                   : "");
+              fmt_range (total, "%.0f").c_str (), vs, process, late.c_str ());
     *text += line;
     if (o.stages && !last.stage_names.empty ()) {
       /* where the trip goes: medians of the runs' medians */
@@ -1496,6 +1554,19 @@ run_case (const Case &c, const Reference &ref_before, const Options &o,
       snprintf (line, sizeof line, " mapped at the sink %.3f ms\n",
                 median_of (med));
       *text += st + line;
+      std::vector<double> hm, hp;
+      for (const Result &r : all[p])
+        if (!std::isnan (r.handover_med)) {
+          hm.push_back (r.handover_med);
+          hp.push_back (r.handover_p99);
+        }
+      if (!hm.empty ()) {
+        snprintf (line, sizeof line,
+                  "  before the trip: appsrc's thread pushed the frame %.3f "
+                  "ms (p99 %.3f) after this program handed it over\n",
+                  median_of (hm), median_of (hp));
+        *text += line;
+      }
     }
   }
   return failures;
