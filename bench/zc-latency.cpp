@@ -13,14 +13,14 @@
  * sees. The hand-over before it, from this program's thread into
  * appsrc's queue and appsrc's thread waking to take it, is the harness's
  * and no pipeline's (a camera source pushes from its own thread), and is
- * the same for every pipeline; --stages prints it. The source pushes buffers of the pool the first element
- * proposes, each filled once when the pool first hands it out, so that the
- * source's own fill is not measured; a pipeline that proposes no pool gets
- * system memory. Rows marked "foreign pool" model a decoder instead: the
- * source pushes buffers of a system-memory pool of its own (8 buffers,
- * recycled), which the pipeline must take as they come. Per case and
- * pipeline: the trip's median, p99 and max over
- * the timed frames of every stream, each stream's frame rate, CPU time per
+ * the same for every pipeline; --stages prints it. The source pushes
+ * buffers of the pool the first element proposes, each filled once when
+ * the pool first hands it out, so that the source's own fill is not
+ * measured; a pipeline that proposes no pool gets system memory. Rows
+ * marked "foreign pool" model a decoder instead: the source pushes
+ * buffers of a system-memory pool of its own (8 buffers, recycled), which
+ * the pipeline must take as they come. Per case and pipeline: the trip's
+ * median, p99 and max over the timed frames of every stream, each stream's frame rate, CPU time per
  * frame, threads, and the bytes gst-zerocopy's allocators hold, per stream.
  * --runs repeats each pipeline, interleaved with the others of its case;
  * the figures are medians over the runs with their range.
