@@ -13,6 +13,7 @@
 #endif
 
 #include "gstzccuda-private.h"
+#include "gstzcfencepoll-private.h"
 
 #include <atomic>
 #include <sched.h>
@@ -258,16 +259,10 @@ max_fence_pollers ()
   return n;
 }
 
-/* How long this thread's next wait polls, in microseconds (-1: the whole
- * spin). Each streaming thread keeps its own: a thread whose frames are
- * big or queued behind many streams does not shorten the poll of one
- * whose frames are small. A wait that outlasted the whole spin halves it
- * (down to kMinPollUs), so that where waits are long anyway (many streams
- * flat out) polls stop costing CPU; a wait that the whole spin would have
- * ended gives it back whole, so that one slow frame does not leave the
- * thread sleeping (and woken late) for all the frames after it. */
-constexpr gint64 kMinPollUs = 20;
-thread_local gint64 poll_us = -1;
+/* This thread's poll budget (gstzcfencepoll-private.h): a thread whose
+ * frames are big or queued behind many streams does not shorten the poll
+ * of one whose frames are small */
+thread_local int64_t poll_us = -1;
 
 }  /* namespace */
 
@@ -276,8 +271,7 @@ gst_zc_fence_wait (cudaEvent_t fence)
 {
   const gint64 spin = fence_spin_us ();
   if (spin > 0 && fence_pollers.fetch_add (1) < max_fence_pollers ()) {
-    const gint64 budget = poll_us < 0 ? spin :
-        CLAMP (poll_us, MIN (kMinPollUs, spin), spin);
+    const gint64 budget = gst_zc::fence_poll_budget (poll_us, spin);
     const gint64 start = g_get_monotonic_time ();
     const gint64 until = start + budget;
     cudaError_t err;
@@ -290,14 +284,16 @@ gst_zc_fence_wait (cudaEvent_t fence)
     } while (g_get_monotonic_time () < until);
     fence_pollers.fetch_sub (1);
     if (err != cudaErrorNotReady) {
-      poll_us = spin;
+      poll_us = gst_zc::fence_poll_after (budget, false,
+          g_get_monotonic_time () - start, spin);
       return err;
     }
     /* leave no cudaErrorNotReady of the poll behind as this thread's
      * last error */
     cudaGetLastError ();
     err = cudaEventSynchronize (fence);
-    poll_us = g_get_monotonic_time () - start > spin ? budget / 2 : spin;
+    poll_us = gst_zc::fence_poll_after (budget, true,
+        g_get_monotonic_time () - start, spin);
     return err;
   } else if (spin > 0) {
     fence_pollers.fetch_sub (1);
