@@ -103,8 +103,8 @@ gboolean gst_zc_cuda_result (cudaError_t err, GstDebugCategory * cat,
  * GST_ZC_FENCE_SPIN_US microseconds (the environment, read once; default
  * GST_ZC_FENCE_SPIN_US_DEFAULT; 0 sleeps at once; each thread's poll
  * halves after a wait that outlasted the whole spin and is whole again
- * after one that did not), then sleeps
- * in cudaEventSynchronize. A sleeping thread is woken some tens of
+ * after one that did not: gstzcfencepoll-private.h), then sleeps in
+ * cudaEventSynchronize. A sleeping thread is woken some tens of
  * microseconds after the GPU finished (docs/performance.md): on a frame's
  * trip that is a large share of the wait. At most a
  * quarter of the CPUs' threads poll at once (at least one); the others
