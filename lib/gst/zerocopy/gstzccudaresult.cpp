@@ -284,8 +284,8 @@ gst_zc_fence_wait (cudaEvent_t fence)
     } while (g_get_monotonic_time () < until);
     fence_pollers.fetch_sub (1);
     if (err != cudaErrorNotReady) {
-      poll_us = gst_zc::fence_poll_after (budget, false,
-          g_get_monotonic_time () - start, spin);
+      /* the poll ended it: within the budget */
+      poll_us = gst_zc::fence_poll_after (budget, false, budget, spin);
       return err;
     }
     /* leave no cudaErrorNotReady of the poll behind as this thread's
