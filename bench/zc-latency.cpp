@@ -66,7 +66,11 @@
  * case's GPU-work reference) start their frames together and are torn
  * down together once every case is done, so that no case's pipelines
  * starting or stopping (pinned allocations and frees, which wait on the
- * whole device) fall among another case's timed frames. Then the process-wide
+ * whole device) fall among another case's timed frames. A turn holds one
+ * kind of row: ours of one memory type (a managed row's page faults hold
+ * the GPU for milliseconds, and would land in a mapped or device row's
+ * tail), nvcodec's, or the CPU elements'; a case with no row of that kind
+ * sits the turn out. Then the process-wide
  * columns (CPU time, threads, bytes held, wraps) belong to all cases
  * together and are left out.
  *
@@ -280,7 +284,9 @@ struct Options
    * here, each case at its own phase (see next_slot()) */
   Clock::time_point epoch = Clock::now ();
   Rendezvous *rendezvous = nullptr; /* the cases at once */
-  size_t most_rows = 0;             /* of any case: the turns of a run */
+  /* the cases at once: a run's turns, one for each kind of row (see
+   * turn_kind()), in the order they first come */
+  std::vector<std::string> turns;
 };
 
 /* One frame period at --fps */
@@ -315,6 +321,20 @@ struct Pipeline
   bool foreign = false; /* the source's own pool, not the proposed one */
 };
 
+/* The cases at once: the rows that take a turn together. Ours by label,
+ * so that a managed row, whose page faults hold the GPU for milliseconds,
+ * runs beside the other cases' managed rows and never beside a mapped or
+ * device row; nvcodec's rows together, the CPU elements' together. */
+std::string
+turn_kind (const Pipeline &pl)
+{
+  if (pl.label.compare (0, 10, "cudaupload") == 0)
+    return "nvcodec";
+  if (pl.label.compare (0, 5, "video") == 0)
+    return "cpu";
+  return pl.label;
+}
+
 struct Case
 {
   std::string name;
@@ -330,6 +350,18 @@ struct Case
   bool converts = false;
   double brightness = 0.0;
 };
+
+/* Row p's turn: its kind, and which of the case's rows of that kind it is
+ * (a case with two rows of a kind runs them in turns of their own) */
+std::string
+turn_key (const Case &c, size_t p)
+{
+  const std::string kind = turn_kind (c.pipelines[p]);
+  int earlier = 0;
+  for (size_t q = 0; q < p; q++)
+    earlier += turn_kind (c.pipelines[q]) == kind;
+  return earlier ? kind + " " + std::to_string (earlier + 1) : kind;
+}
 
 bool
 have_factory (const std::string &name)
@@ -1408,11 +1440,16 @@ run_case (const Case &c, const Reference &ref_before, const Options &o,
   } else {
     Turn idle (o.rendezvous);
   }
-  /* at once, every case takes as many turns as the case with most rows */
-  const size_t turns = o.rendezvous ? std::max (o.most_rows, c.pipelines.size ())
-                                    : c.pipelines.size ();
+  /* at once, every case takes every turn, running its row of that turn's
+   * kind if it has one; else its rows one after another */
+  const size_t turns = o.rendezvous ? o.turns.size () : c.pipelines.size ();
   for (int run = 0; run < o.runs; run++)
-    for (size_t p = 0; p < turns; p++) {
+    for (size_t t = 0; t < turns; t++) {
+      size_t p = t;
+      if (o.rendezvous)
+        for (p = 0; p < c.pipelines.size (); p++)
+          if (why[p].empty () && turn_key (c, p) == o.turns[t])
+            break;
       if (p >= c.pipelines.size () || !why[p].empty ()) {
         Turn idle (o.rendezvous);
         continue;
@@ -1681,7 +1718,13 @@ main (int argc, char **argv)
     for (size_t i = 0; i < cases.size (); i++)
       if (case_selected (cases[i], o)) {
         selected.push_back (i);
-        o.most_rows = std::max (o.most_rows, cases[i].pipelines.size ());
+        for (size_t p = 0; p < cases[i].pipelines.size (); p++) {
+          const std::string key = turn_key (cases[i], p);
+          if (row_selected (cases[i], cases[i].pipelines[p], o)
+              && std::find (o.turns.begin (), o.turns.end (), key)
+                     == o.turns.end ())
+            o.turns.push_back (key);
+        }
       }
     for (size_t k = 0; k < selected.size (); k++)
       phase[selected[k]] = frame_period (o) * k / selected.size ();
