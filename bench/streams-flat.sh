@@ -111,7 +111,7 @@ awk -v conns="$conns" '
   FNR == 1 { limit = "" }
   /GPU work .*bus limit/ { match($0, /bus limit [0-9]+/); limit = substr($0, RSTART + 10, RLENGTH - 10) }
   /stalled|^did not finish/ { print "  " FILENAME ": " $0 }
-  length($0) > 80 && substr($0, 28, 46) ~ /[a-z]/ && $0 !~ /^case / && $0 !~ /GPU work/ && $0 !~ /^trip/ {
+  length($0) > 80 && substr($0, 28, 46) ~ /[a-z]/ && $0 !~ /^(case |trip|zc-latency: )/ && $0 !~ /GPU work/ {
     label = substr($0, 28, 46); sub(/ +$/, "", label)
     if (label == "" || label ~ /^pushed/) next
     n = split(substr($0, 75), t, " +")

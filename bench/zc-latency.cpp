@@ -81,7 +81,8 @@
  * A row that makes no progress for 30 s (no frame reaches a sink, or
  * making, starting or stopping one of its pipelines does not return) ends
  * the program with a line that names it and what it was doing (exit
- * status 3): a stalled pipeline cannot be stopped.
+ * status 3): a stalled pipeline cannot be stopped. Each row's median and
+ * p99 go to stderr as each of its runs ends; the table comes at the end.
  *
  * --stages adds a line under each row: when each element of the pipeline
  * pushed the frame on (median ms after the trip's start), then when the
@@ -1460,6 +1461,13 @@ run_case (const Case &c, const Reference &ref_before, const Options &o,
         failures++;
         continue;
       }
+      /* each run as it ends, on stderr: a run cut short by a time limit
+       * still leaves the rows it finished (the table comes at the end) */
+      fprintf (stderr,
+               "zc-latency: run %d of %d: %s %s: median %.3f ms, p99 %.3f, "
+               "slowest stream %.1f fps\n",
+               run + 1, o.runs, c.name.c_str (),
+               c.pipelines[p].label.c_str (), r.med, r.p99, r.fps_min);
       all[p].push_back (r);
     }
   /* Flat out, the limit is measured again once the runs are done, and the
