@@ -87,7 +87,11 @@
  * --stages adds a line under each row: when each element of the pipeline
  * pushed the frame on (median ms after the trip's start), then when the
  * sink had it mapped: where a trip's time goes; and, for a live source,
- * how long appsrc's thread took to push a frame this program handed it.
+ * how long appsrc's thread took to push a frame this program handed it,
+ * and how late the host woke this program's source thread after each
+ * frame's slot. That last is the host's own delay in waking a thread,
+ * which lands in any pipeline's tail: a row whose source thread woke more
+ * than 0.25 ms late (p99) says so, with or without --stages.
  */
 #include <gst/app/app.h>
 #include <gst/gst.h>
@@ -524,6 +528,9 @@ struct Stream
   std::vector<Clock::time_point> pushed; /* the trip's start */
   /* frame n from this program's push into appsrc to appsrc's push, ms */
   std::vector<double> handover_ms;
+  /* live: how late this program's source thread woke for frame n, ms after
+   * its slot: the host's own wake-up delay, which no pipeline can beat */
+  std::vector<double> wake_ms;
   std::vector<double> trip_ms; /* index: frame number; NAN until mapped */
   std::atomic<int> received{ 0 };
   /* the decode case: frames numbered in the order they pass */
@@ -583,6 +590,11 @@ frame_at (const Stream *s, GstClockTime pts)
 /* A hand-over into appsrc longer than this (p99, ms) is frames queued
  * behind a pipeline slower than the source, not appsrc's thread waking */
 constexpr double kQueuedMs = 1.0;
+
+/* A source thread that woke later than this after its slot (p99, ms) says
+ * the host itself was slow to wake threads: the row says so, since its
+ * tail then holds the host's delays as well as the pipeline's */
+constexpr double kLateWakeMs = 0.25;
 
 /* A live source's trip starts here: appsrc pushing frame n from its own
  * thread; pushed[n] held the moment this program handed it over */
@@ -798,9 +810,12 @@ push_frames (Stream *s, const Options &o, Clock::time_point start)
 {
   const Clock::duration period = frame_period (o);
   for (int n = 0; n < s->total; n++) {
-    if (!o.flat_out)
+    if (!o.flat_out) {
       std::this_thread::sleep_until (start + n * period);
-    else /* flat out: at most 3 frames in flight */
+      s->wake_ms[n] = std::chrono::duration<double, std::milli> (
+                          Clock::now () - (start + n * period))
+                          .count ();
+    } else /* flat out: at most 3 frames in flight */
       while (n - s->received.load () > 3)
         std::this_thread::sleep_for (std::chrono::microseconds (50));
     GstBuffer *buf = nullptr;
@@ -890,6 +905,8 @@ struct Result
   std::vector<double> stage_med;
   /* a live source's hand-over into appsrc (not in the trip): median, p99 */
   double handover_med = NAN, handover_p99 = NAN;
+  /* the source thread's wake-up after its slot (live): median, p99 */
+  double wake_med = NAN, wake_p99 = NAN;
 };
 
 /* zcupload's counters in @pipeline, added to @copied, @buffers and @reg;
@@ -993,6 +1010,7 @@ run_once (const Case &c, const Pipeline &pl, const Options &o,
     s->ours_first = pl.middle.rfind ("zcupload", 0) == 0;
     s->pushed.assign (total, Clock::time_point ());
     s->handover_ms.assign (total, NAN);
+    s->wake_ms.assign (total, NAN);
     s->trip_ms.assign (total, NAN);
     if (c.source.empty ()) {
       s->appsrc = gst_bin_get_by_name (GST_BIN (s->pipeline), "src");
@@ -1181,6 +1199,13 @@ run_once (const Case &c, const Pipeline &pl, const Options &o,
             handover.push_back (s->handover_ms[n]);
       r.handover_med = percentile (handover, 0.5);
       r.handover_p99 = percentile (handover, 0.99);
+      std::vector<double> wake;
+      for (auto &s : streams)
+        for (int n = o.warmup; n < total; n++)
+          if (!std::isnan (s->wake_ms[n]))
+            wake.push_back (s->wake_ms[n]);
+      r.wake_med = percentile (wake, 0.5);
+      r.wake_p99 = percentile (wake, 0.99);
     } else if (r.why.empty ()) {
       r.why = "no frame reached the sink";
     }
@@ -1552,6 +1577,17 @@ run_case (const Case &c, const Reference &ref_before, const Options &o,
                 "their trip: p99 %.1f ms)", queued);
       late += line;
     }
+    std::vector<double> wm, wp;
+    for (const Result &r : all[p])
+      if (!std::isnan (r.wake_p99)) {
+        wm.push_back (r.wake_med);
+        wp.push_back (r.wake_p99);
+      }
+    if (!wp.empty () && median_of (wp) > kLateWakeMs) {
+      snprintf (line, sizeof line, " (the host woke the source's thread "
+                "late: p99 %.2f ms after its slot)", median_of (wp));
+      late += line;
+    }
     const Result &last = all[p].back ();
     char copies[32] = "-";
     if (!std::isnan (last.copies))
@@ -1610,6 +1646,13 @@ run_case (const Case &c, const Reference &ref_before, const Options &o,
                   "  before the trip: appsrc's thread pushed the frame %.3f "
                   "ms (p99 %.3f) after this program handed it over\n",
                   median_of (hm), median_of (hp));
+        *text += line;
+      }
+      if (!wm.empty ()) {
+        snprintf (line, sizeof line,
+                  "  the host: this program's source thread woke %.3f ms "
+                  "(p99 %.3f) after its slot\n",
+                  median_of (wm), median_of (wp));
         *text += line;
       }
     }
