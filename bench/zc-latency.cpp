@@ -1192,18 +1192,19 @@ run_once (const Case &c, const Pipeline &pl, const Options &o,
         r.stage_names.push_back (streams[0]->stages[k]->name);
         r.stage_med.push_back (percentile (at, 0.5));
       }
-      std::vector<double> handover;
-      for (auto &s : streams)
-        for (int n = o.warmup; n < total; n++)
-          if (!std::isnan (s->handover_ms[n]))
-            handover.push_back (s->handover_ms[n]);
+      /* a per-frame figure of every stream's timed frames */
+      auto timed = [&] (std::vector<double> Stream::*figure) {
+        std::vector<double> v;
+        for (auto &s : streams)
+          for (int n = o.warmup; n < total; n++)
+            if (!std::isnan (((*s).*figure)[n]))
+              v.push_back (((*s).*figure)[n]);
+        return v;
+      };
+      const std::vector<double> handover = timed (&Stream::handover_ms);
       r.handover_med = percentile (handover, 0.5);
       r.handover_p99 = percentile (handover, 0.99);
-      std::vector<double> wake;
-      for (auto &s : streams)
-        for (int n = o.warmup; n < total; n++)
-          if (!std::isnan (s->wake_ms[n]))
-            wake.push_back (s->wake_ms[n]);
+      const std::vector<double> wake = timed (&Stream::wake_ms);
       r.wake_med = percentile (wake, 0.5);
       r.wake_p99 = percentile (wake, 0.99);
     } else if (r.why.empty ()) {
@@ -1244,6 +1245,17 @@ median_of (std::vector<double> v)
 {
   std::sort (v.begin (), v.end ());
   return v[v.size () / 2];
+}
+
+/* The median of @runs' @figure over the runs that have it; NAN if none */
+double
+median_of_runs (const std::vector<Result> &runs, double Result::*figure)
+{
+  std::vector<double> v;
+  for (const Result &r : runs)
+    if (!std::isnan (r.*figure))
+      v.push_back (r.*figure);
+  return v.empty () ? NAN : median_of (v);
 }
 
 std::string
@@ -1577,15 +1589,10 @@ run_case (const Case &c, const Reference &ref_before, const Options &o,
                 "their trip: p99 %.1f ms)", queued);
       late += line;
     }
-    std::vector<double> wm, wp;
-    for (const Result &r : all[p])
-      if (!std::isnan (r.wake_p99)) {
-        wm.push_back (r.wake_med);
-        wp.push_back (r.wake_p99);
-      }
-    if (!wp.empty () && median_of (wp) > kLateWakeMs) {
+    const double wake_p99 = median_of_runs (all[p], &Result::wake_p99);
+    if (wake_p99 > kLateWakeMs) {
       snprintf (line, sizeof line, " (the host woke the source's thread "
-                "late: p99 %.2f ms after its slot)", median_of (wp));
+                "late: p99 %.2f ms after its slot)", wake_p99);
       late += line;
     }
     const Result &last = all[p].back ();
@@ -1635,24 +1642,19 @@ run_case (const Case &c, const Reference &ref_before, const Options &o,
       snprintf (line, sizeof line, " mapped at the sink %.3f ms\n",
                 median_of (med));
       *text += st + line;
-      std::vector<double> hm, hp;
-      for (const Result &r : all[p])
-        if (!std::isnan (r.handover_med)) {
-          hm.push_back (r.handover_med);
-          hp.push_back (r.handover_p99);
-        }
-      if (!hm.empty ()) {
+      const double handover = median_of_runs (all[p], &Result::handover_med);
+      if (!std::isnan (handover)) {
         snprintf (line, sizeof line,
                   "  before the trip: appsrc's thread pushed the frame %.3f "
                   "ms (p99 %.3f) after this program handed it over\n",
-                  median_of (hm), median_of (hp));
+                  handover, median_of_runs (all[p], &Result::handover_p99));
         *text += line;
       }
-      if (!wm.empty ()) {
+      if (!std::isnan (wake_p99)) {
         snprintf (line, sizeof line,
                   "  the host: this program's source thread woke %.3f ms "
                   "(p99 %.3f) after its slot\n",
-                  median_of (wm), median_of (wp));
+                  median_of_runs (all[p], &Result::wake_med), wake_p99);
         *text += line;
       }
     }
