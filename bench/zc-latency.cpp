@@ -41,10 +41,13 @@
  * zcfilter runs (the table for an effect at the same size, the conversion
  * kernel for a change of format or size) into device memory, a pinned
  * copy of the output frame out; one frame after another in CUDA events,
- * and live, one frame at a time at --fps, from the first CUDA call to the
- * host seeing it done. The live figure is what the device row cannot go
- * below at that rate (between frames the GPU and the driver go idle, and
- * the same work takes longer than one frame after another). And the bus
+ * and live, --frames frames one at a time at --fps, from the first CUDA
+ * call to the host seeing it done (polling). The live figure is what the
+ * device row cannot go below at that rate (between frames the GPU and the
+ * driver go idle, and the same work takes longer than one frame after
+ * another), and its p99 against its median is the tail that this GPU and
+ * host give a bare CUDA program with no thread to wake: a row's tail
+ * beyond that ratio is the pipeline's own. And the bus
  * limit, the frames a second
  * that the input and output bytes allow at the bus's rate both ways at once
  * (a 33 MB frame: the faster of an in-place kernel on mapped memory and a
@@ -1413,7 +1416,7 @@ measure_paced_reference (const Case &c, const Options &o,
   Turn turn (o.rendezvous);
   Clock::time_point first;
   r->paced_ok = measure_case_work (
-      c, r->frames, 30, false, [&] (int n) { return first + n * period; },
+      c, r->frames, std::max (o.frames, 30), false, [&] (int n) { return first + n * period; },
       [&] () {
         turn.next ();
         first = next_slot (o, phase,
@@ -1537,10 +1540,12 @@ run_case (const Case &c, const Reference &ref_before, const Options &o,
     *text += line;
     if (ref.paced_ok)
       snprintf (line, sizeof line,
-                "%-26s GPU work one frame every %.1f ms %.3f ms (%.3f-%.3f; "
-                "first CUDA call to done seen by the host), %.3f in CUDA "
-                "events: >GPU is against %.3f\n",
+                "%-26s GPU work one frame every %.1f ms %.3f ms, p99 %.3f "
+                "(%.2fx), %.3f-%.3f (first CUDA call to done seen by the "
+                "host), %.3f in CUDA events: >GPU is against %.3f\n",
                 c.name.c_str (), 1e3 / o.fps, ref.paced.host.median_ms,
+                ref.paced.host.p99_ms,
+                ref.paced.host.p99_ms / ref.paced.host.median_ms,
                 ref.paced.host.min_ms, ref.paced.host.max_ms,
                 ref.paced.gpu.median_ms, ref.paced.host.median_ms);
     else if (!o.flat_out)

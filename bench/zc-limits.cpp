@@ -24,6 +24,8 @@ timing_of (std::vector<double> ms)
   t.median_ms = ms[ms.size () / 2];
   t.min_ms = ms.front ();
   t.max_ms = ms.back ();
+  /* nearest rank: the smallest time that at least 99% of them reach */
+  t.p99_ms = ms[(ms.size () * 99 + 99) / 100 - 1];
   return t;
 }
 

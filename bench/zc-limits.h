@@ -30,6 +30,7 @@ struct Timing
   double median_ms = 0.0;
   double min_ms = 0.0;
   double max_ms = 0.0;
+  double p99_ms = 0.0;
 };
 
 struct Limits
