@@ -1067,6 +1067,10 @@ run_once (const Case &c, const Pipeline &pl, const Options &o,
   }
   watch.pause ();
   turn.next (); /* every case's pipelines are made */
+  /* zcupload's copies from when every stream is past its warm-up, as the
+   * wraps below: each stream's first frame is made before the pool is
+   * known (it negotiates the caps), and is copied */
+  guint64 copied_at_warmup = 0, uploaded_at_warmup = 0;
   if (r.why.empty ()) {
     const Clock::time_point t0
         = next_slot (o, phase, Clock::now () + std::chrono::milliseconds (50));
@@ -1116,6 +1120,10 @@ run_once (const Case &c, const Pipeline &pl, const Options &o,
         if (!wraps_sampled && all_warm ()) {
           wraps_sampled = true;
           wraps_at_warmup = gst_zc_wrapped_buffers_made ();
+          guint64 reg = 0;
+          for (auto &t : streams)
+            upload_stats (t->pipeline, &copied_at_warmup,
+                          &uploaded_at_warmup, &reg);
         }
         /* a decoded file plays on past the frames timed: stop there */
         if (!m && s->by_order && s->received.load () >= s->total)
@@ -1220,8 +1228,9 @@ run_once (const Case &c, const Pipeline &pl, const Options &o,
   bool have_upload = false;
   for (auto &s : streams)
     have_upload |= upload_stats (s->pipeline, &copied, &buffers, &reg);
-  if (have_upload && buffers) {
-    r.copies = (double)copied / buffers;
+  if (have_upload && buffers > uploaded_at_warmup) {
+    r.copies = (double)(copied - copied_at_warmup)
+               / (double)(buffers - uploaded_at_warmup);
     r.registrations = reg;
   }
   for (size_t i = 0; i < streams.size (); i++) {
@@ -1740,9 +1749,9 @@ main (int argc, char **argv)
                           : "");
   printf ("trip: push at the source to mapped for reading at the sink, ms; "
           "median of the runs (range); fps: the slowest stream's and all "
-          "streams' together; %s; wraps: "
-          "buffers made around foreign frames after warm-up (0: none per "
-          "frame)\n\n",
+          "streams' together; %s; copies/f: frames zcupload copied, per "
+          "frame, after warm-up; wraps: buffers made around foreign frames "
+          "after warm-up (0: none per frame)\n\n",
           o.flat_out ? "% bus: all streams' fps over the bus limit"
                      : ">GPU: median minus the GPU work one frame at a time "
                        "at that rate");
