@@ -102,8 +102,9 @@ gboolean gst_zc_cuda_result (cudaError_t err, GstDebugCategory * cat,
  * host: polls it first, yielding the CPU between polls, for up to
  * GST_ZC_FENCE_SPIN_US microseconds (the environment, read once; default
  * GST_ZC_FENCE_SPIN_US_DEFAULT; 0 sleeps at once; each thread's poll
- * halves after a wait that outlasted the whole spin and is whole again
- * after one that did not: gstzcfencepoll-private.h), then sleeps in
+ * halves after a wait that outlasted the whole spin, is whole again
+ * after one that the poll ended, and stays as it was after a fence done
+ * at the first look: gstzcfencepoll-private.h), then sleeps in
  * cudaEventSynchronize. A sleeping thread is woken some tens of
  * microseconds after the GPU finished (docs/performance.md): on a frame's
  * trip that is a large share of the wait. At most a

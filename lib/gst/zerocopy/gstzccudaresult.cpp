@@ -275,24 +275,29 @@ gst_zc_fence_wait (cudaEvent_t fence)
     const gint64 start = g_get_monotonic_time ();
     const gint64 until = start + budget;
     cudaError_t err;
+    bool first = true, done_at_once = false;
     do {
       err = cudaEventQuery (fence);
-      if (err != cudaErrorNotReady)
+      if (err != cudaErrorNotReady) {
+        done_at_once = first;
         break;
+      }
+      first = false;
       /* another thread that wants this CPU gets it */
       sched_yield ();
     } while (g_get_monotonic_time () < until);
     fence_pollers.fetch_sub (1);
     if (err != cudaErrorNotReady) {
       /* the poll ended it: within the budget */
-      poll_us = gst_zc::fence_poll_after (budget, false, budget, spin);
+      poll_us = gst_zc::fence_poll_after (poll_us, done_at_once, budget,
+          false, budget, spin);
       return err;
     }
     /* leave no cudaErrorNotReady of the poll behind as this thread's
      * last error */
     cudaGetLastError ();
     err = cudaEventSynchronize (fence);
-    poll_us = gst_zc::fence_poll_after (budget, true,
+    poll_us = gst_zc::fence_poll_after (poll_us, false, budget, true,
         g_get_monotonic_time () - start, spin);
     return err;
   } else if (spin > 0) {

@@ -24,8 +24,8 @@ constexpr int64_t kSpin = 1000;         /* GST_ZC_FENCE_SPIN_US's default */
 constexpr int64_t kWakeUs = 60;         /* a sleeping thread woken late */
 
 /* One thread's waits of @gpu_us each (the GPU done that long after the
- * wait began): how many of them slept; @polled_us, if given, gets the
- * CPU time their polls took */
+ * wait began; 0: done before it): how many of them slept; @polled_us, if
+ * given, gets the CPU time their polls took */
 int
 sleeps_over (const std::vector < int64_t > &gpu_us, int64_t * budget,
     int64_t * polled_us = nullptr)
@@ -35,7 +35,8 @@ sleeps_over (const std::vector < int64_t > &gpu_us, int64_t * budget,
     const int64_t poll = fence_poll_budget (*budget, kSpin);
     const bool sleeps = gpu > poll;
     const int64_t waited = sleeps ? gpu + kWakeUs : gpu;
-    *budget = fence_poll_after (poll, sleeps, waited, kSpin);
+    *budget = fence_poll_after (*budget, gpu == 0, poll, sleeps, waited,
+        kSpin);
     slept += sleeps;
     if (polled_us)
       *polled_us += sleeps ? poll : gpu;
@@ -104,6 +105,33 @@ GST_START_TEST (test_long_waits_stop_polling)
 
 GST_END_TEST;
 
+GST_START_TEST (test_frames_done_before_the_map_do_not_restart_the_poll)
+{
+  /* flat out, frames queued deep: half of them done by the time they are
+   * mapped, the others some milliseconds off. The long ones keep the poll
+   * at its least; the done ones, which did not poll, leave it there */
+  int64_t budget = -1;
+  std::vector < int64_t > warm (20, 4000);
+  sleeps_over (warm, &budget);
+  std::vector < int64_t > waits;
+  for (int i = 0; i < 100; i++)
+    waits.push_back (i % 2 ? 4000 : 0);
+  int64_t polled = 0;
+  fail_unless_equals_int (sleeps_over (waits, &budget, &polled), 50);
+  fail_unless (polled <= 50 * kFencePollMinUs);
+  fail_unless_equals_int64 (fence_poll_budget (budget, kSpin),
+      kFencePollMinUs);
+
+  /* and a first wait done at once leaves the thread with no budget yet:
+   * its next wait polls the whole spin */
+  budget = -1;
+  std::vector < int64_t > first { 0 };
+  sleeps_over (first, &budget);
+  fail_unless_equals_int64 (fence_poll_budget (budget, kSpin), kSpin);
+}
+
+GST_END_TEST;
+
 GST_START_TEST (test_poll_budget_stays_within_the_spin)
 {
   fail_unless_equals_int64 (fence_poll_budget (5000, kSpin), kSpin);
@@ -126,6 +154,7 @@ fencepoll_suite (void)
   tcase_add_test (tc, test_waits_within_the_spin_never_sleep);
   tcase_add_test (tc, test_one_slow_frame_does_not_leave_the_thread_sleeping);
   tcase_add_test (tc, test_long_waits_stop_polling);
+  tcase_add_test (tc, test_frames_done_before_the_map_do_not_restart_the_poll);
   tcase_add_test (tc, test_poll_budget_stays_within_the_spin);
   return s;
 }
