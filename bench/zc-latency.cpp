@@ -1425,7 +1425,8 @@ measure_paced_reference (const Case &c, const Options &o,
   Turn turn (o.rendezvous);
   Clock::time_point first;
   r->paced_ok = measure_case_work (
-      c, r->frames, std::max (o.frames, 30), false, [&] (int n) { return first + n * period; },
+      c, r->frames, std::max (o.frames, 30), false,
+      [&] (int n) { return first + n * period; },
       [&] () {
         turn.next ();
         first = next_slot (o, phase,
