@@ -861,8 +861,7 @@ percentile (std::vector<double> v, double p)
   if (v.empty ())
     return NAN;
   std::sort (v.begin (), v.end ());
-  const size_t i = std::min (v.size () - 1, (size_t)std::ceil (p * v.size ()) - 1);
-  return v[p <= 0 ? 0 : i];
+  return zc_bench::nearest_rank (v, p);
 }
 
 double

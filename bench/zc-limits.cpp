@@ -6,6 +6,7 @@
 #include <zcpointops.h>
 
 #include <algorithm>
+#include <cmath>
 #include <functional>
 #include <thread>
 #include <vector>
@@ -13,6 +14,15 @@
 #include <sched.h>
 
 namespace zc_bench {
+
+double
+nearest_rank (const std::vector<double> &sorted, double p)
+{
+  if (p <= 0)
+    return sorted.front ();
+  const size_t rank = (size_t)std::ceil (p * sorted.size ());
+  return sorted[std::min (sorted.size (), std::max (rank, (size_t)1)) - 1];
+}
 
 Timing
 timing_of (std::vector<double> ms)
@@ -24,8 +34,7 @@ timing_of (std::vector<double> ms)
   t.median_ms = ms[ms.size () / 2];
   t.min_ms = ms.front ();
   t.max_ms = ms.back ();
-  /* nearest rank: the smallest time that at least 99% of them reach */
-  t.p99_ms = ms[(ms.size () * 99 + 99) / 100 - 1];
+  t.p99_ms = nearest_rank (ms, 0.99);
   return t;
 }
 

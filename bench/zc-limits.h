@@ -46,8 +46,13 @@ struct Limits
                               two streams (the two copy engines) */
 };
 
-/* The median, lowest and highest of @ms; zeros for none. */
+/* The median, lowest, highest and p99 of @ms; zeros for none. */
 Timing timing_of (std::vector<double> ms);
+
+/* The @p-th quantile (0 to 1) of @sorted (ascending, not empty) by nearest
+ * rank: the smallest value that at least that share of them reach; @p at
+ * or below 0 gives the lowest. */
+double nearest_rank (const std::vector<double> &sorted, double p);
 
 /* GB/s (1e9 bytes) for @bytes moved in @ms; 0 when @ms is not positive. */
 double gigabytes_per_second (double bytes, double ms);
