@@ -18,6 +18,10 @@
 #   bash bench/gpu-host.sh compare BUILD_A BUILD_B [PASSES]
 #       # NV12 4K to RGBA 1080p, kernel (zc-compute-bench) and pipeline
 #       # (zc-bench), with the plugin and programs of each build in turn
+#   bash bench/gpu-host.sh compare-latency BUILD_A BUILD_B ONLY [PASSES]
+#       # zc-latency's rows ONLY (its --only), one run of 600 frames at
+#       # 30 fps with each build in turn, PASSES times (default 3), e.g.
+#       # two builds of the library against each other on the managed rows
 # Where GStreamer is not installed, a runtime bundle can provide it, e.g.
 # `bash .gpu/run.sh bash bench/gpu-host.sh tests` (see HACKING.md).
 # ZC_BUILD names the build folder (default build; a sm_90-only build such as
@@ -178,6 +182,25 @@ compare)
         > "$out/bench-$x-$pass.txt" 2>&1
       echo "zc-bench rc=$?"
       grep -E "^convert-scale" "$out/bench-$x-$pass.txt"
+    done
+  done
+  ;;
+compare-latency)
+  # as compare: each build's library, plugin, program and registry; the
+  # passes alternate the builds. Each build folder needs only its
+  # lib/gst/zerocopy, gst and bench/zc-latency.
+  a=${2:?compare-latency BUILD_A BUILD_B ONLY [PASSES]}
+  c=${3:?compare-latency BUILD_A BUILD_B ONLY [PASSES]}
+  only=${4:?compare-latency BUILD_A BUILD_B ONLY [PASSES]}
+  for pass in $(seq "${5:-3}"); do
+    for x in "$a" "$c"; do
+      name=latency-${x//\//-}-$pass
+      LD_LIBRARY_PATH=$PWD/$x/lib/gst/zerocopy${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH} \
+      GST_REGISTRY_1_0=/tmp/registry-${x//\//-}.bin GST_PLUGIN_PATH=$PWD/$x/gst \
+        "$x"/bench/zc-latency --runs 1 --frames 600 --warmup 20 --stages \
+        --only "$only" > "$out/$name.txt" 2>&1
+      echo "== pass $pass: $x: zc-latency rc=$?"
+      grep -vE "^(zc-latency|trip|case)[: ]|^$|XDG_RUNTIME_DIR" "$out/$name.txt"
     done
   done
   ;;
