@@ -45,6 +45,16 @@ suite() {
   cp "$b"/meson-logs/testlog.txt "$out/testlog.txt"
 }
 
+# with_build BUILD CMD...: CMD with BUILD's library first (a runtime
+# bundle's library path would otherwise give every build's plugin the same
+# one), its plugin, and a registry of its own, so that no build hides
+# another's
+with_build() {
+  local x=$1; shift
+  LD_LIBRARY_PATH=$PWD/$x/lib/gst/zerocopy${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH} \
+  GST_REGISTRY_1_0=/tmp/registry-${x//\//-}.bin GST_PLUGIN_PATH=$PWD/$x/gst "$@"
+}
+
 lat=$PWD/$b/bench/zc-latency
 # zc-latency through the second GStreamer, nvcodec's rows only, its own
 # registry; ARGS as for zc-latency
@@ -168,37 +178,28 @@ compare)
   for pass in $(seq "${4:-3}"); do
     for x in "$a" "$c"; do
       echo "== pass $pass: $x"
-      # each build's own library first: a runtime bundle's library path
-      # would otherwise give both builds' plugins the same one
-      LD_LIBRARY_PATH=$PWD/$x/lib/gst/zerocopy${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH} \
-      GST_REGISTRY_1_0=/tmp/registry-$x.bin GST_PLUGIN_PATH=$PWD/$x/gst \
-        timeout 120 "$x"/bench/zc-compute-bench --only convert-4k --runs 50 --cpu-runs 3 \
-        > "$out/compute-$x-$pass.txt" 2>&1
+      with_build "$x" timeout 120 "$x"/bench/zc-compute-bench --only convert-4k \
+        --runs 50 --cpu-runs 3 > "$out/compute-$x-$pass.txt" 2>&1
       echo "zc-compute-bench rc=$?"
       grep -E "^conversion plan|cuda|CUDA" "$out/compute-$x-$pass.txt" | grep -v "^zc-compute-bench"
-      LD_LIBRARY_PATH=$PWD/$x/lib/gst/zerocopy${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH} \
-      GST_REGISTRY_1_0=/tmp/registry-$x.bin GST_PLUGIN_PATH=$PWD/$x/gst \
-        timeout 120 "$x"/bench/zc-bench --only "convert-scale 4K NV12 zc" --runs 5 --no-latency \
-        > "$out/bench-$x-$pass.txt" 2>&1
+      with_build "$x" timeout 120 "$x"/bench/zc-bench --only "convert-scale 4K NV12 zc" \
+        --runs 5 --no-latency > "$out/bench-$x-$pass.txt" 2>&1
       echo "zc-bench rc=$?"
       grep -E "^convert-scale" "$out/bench-$x-$pass.txt"
     done
   done
   ;;
 compare-latency)
-  # as compare: each build's library, plugin, program and registry; the
-  # passes alternate the builds. Each build folder needs only its
-  # lib/gst/zerocopy, gst and bench/zc-latency.
+  # as compare: the passes alternate the builds. Each build folder needs
+  # only its lib/gst/zerocopy, gst and bench/zc-latency.
   a=${2:?compare-latency BUILD_A BUILD_B ONLY [PASSES]}
   c=${3:?compare-latency BUILD_A BUILD_B ONLY [PASSES]}
   only=${4:?compare-latency BUILD_A BUILD_B ONLY [PASSES]}
   for pass in $(seq "${5:-3}"); do
     for x in "$a" "$c"; do
       name=latency-${x//\//-}-$pass
-      LD_LIBRARY_PATH=$PWD/$x/lib/gst/zerocopy${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH} \
-      GST_REGISTRY_1_0=/tmp/registry-${x//\//-}.bin GST_PLUGIN_PATH=$PWD/$x/gst \
-        "$x"/bench/zc-latency --runs 1 --frames 600 --warmup 20 --stages \
-        --only "$only" > "$out/$name.txt" 2>&1
+      with_build "$x" "$x"/bench/zc-latency --runs 1 --frames 600 --warmup 20 \
+        --stages --only "$only" > "$out/$name.txt" 2>&1
       echo "== pass $pass: $x: zc-latency rc=$?"
       grep -vE "^(zc-latency|trip|case)[: ]|^$|XDG_RUNTIME_DIR" "$out/$name.txt"
     done
