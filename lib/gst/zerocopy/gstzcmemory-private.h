@@ -40,6 +40,7 @@ struct _GstZcMemoryPrivate
   cudaEvent_t fence = nullptr;
   bool fence_pending = false;
   bool on_gpu = false;          /* managed, prefetched to the GPU */
+  bool managed_on_host = false; /* managed, kept on the host, GPU-mapped */
   void *staging = nullptr;      /* device memory: pinned CPU view */
   /* the allocator's, for CPU maps' transfers; the allocator outlives its
    * memories (each holds a reference to it) */

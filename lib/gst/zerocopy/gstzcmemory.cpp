@@ -11,9 +11,11 @@
  * - mapped: `cudaHostAlloc (cudaHostAllocMapped | cudaHostAllocPortable)`;
  *   kernels read and write it over the bus, in place.
  * - managed: `cudaMallocManaged`; where the device allows concurrent managed
- *   access it is prefetched to the GPU before kernels and back to the CPU
- *   before a CPU map; elsewhere (older Jetsons) it is attached to the
- *   working stream for the kernels and back to the host after them.
+ *   access it stays on the host, mapped into the GPU, which reaches it
+ *   over the bus in place (GST_ZC_MANAGED_PREFETCH=1: prefetched to the GPU
+ *   before kernels and back to the CPU before a CPU map instead); elsewhere
+ *   (older Jetsons) it is attached to the working stream for the kernels and
+ *   back to the host after them.
  * - system: page-aligned host memory for the CPU backend.
  * - device: `cudaMalloc`; a CPU map copies it into a pinned staging buffer
  *   (allocated at the first map and kept with the memory) after the fence,
@@ -356,6 +358,53 @@ alloc_shared_block (GstZcMemoryPrivate * priv, gsize bytes)
   return TRUE;
 }
 
+#if GST_ZC_HAVE_CUDA
+/* Managed memory on a device with concurrent managed access stays on the
+ * host and is mapped into the GPU (preferred location the CPU, accessed by
+ * the device): a kernel reads and writes it over the bus in place, as it
+ * does mapped memory, and a CPU map waits on the fence alone. Set
+ * GST_ZC_MANAGED_PREFETCH=1 to have it migrate instead: prefetched to the
+ * GPU before kernels and back before a CPU map, two transfers of the whole
+ * frame, which pay only for kernels that make many passes over it. */
+static bool
+managed_prefetch_wanted (void)
+{
+  static const bool wanted = [] {
+    const gchar *env = g_getenv ("GST_ZC_MANAGED_PREFETCH");
+    return env && *env && !g_str_equal (env, "0");
+  } ();
+  return wanted;
+}
+
+#if CUDART_VERSION >= 13000
+static cudaMemLocation
+location_of (int device)
+{
+  cudaMemLocation loc = { };
+  if (device == cudaCpuDeviceId) {
+    loc.type = cudaMemLocationTypeHost;
+    loc.id = 0;
+  } else {
+    loc.type = cudaMemLocationTypeDevice;
+    loc.id = device;
+  }
+  return loc;
+}
+
+static cudaError_t
+advise (void *ptr, size_t bytes, cudaMemoryAdvise advice, int device)
+{
+  return cudaMemAdvise (ptr, bytes, advice, location_of (device));
+}
+#else
+static cudaError_t
+advise (void *ptr, size_t bytes, cudaMemoryAdvise advice, int device)
+{
+  return cudaMemAdvise (ptr, bytes, advice, device);
+}
+#endif
+#endif
+
 gboolean
 gst_zc_memory_alloc_block (GstZcMemoryPrivate * priv, gsize bytes)
 {
@@ -426,6 +475,15 @@ gst_zc_memory_alloc_block (GstZcMemoryPrivate * priv, gsize bytes)
                   cudaMemAttachHost))) {
         gst_zc_memory_note_cuda_failure (priv->type, bytes);
         return FALSE;
+      }
+      /* Kept on the host and mapped into the GPU: advice only, so a
+       * failure leaves the memory usable, migrating on faults */
+      if (priv->concurrent_managed && !managed_prefetch_wanted ()) {
+        priv->managed_on_host =
+            GST_ZC_CUDA_OK (advise (p, bytes, cudaMemAdviseSetPreferredLocation,
+                cudaCpuDeviceId)) &&
+            GST_ZC_CUDA_OK (advise (p, bytes, cudaMemAdviseSetAccessedBy,
+                priv->device_id));
       }
       priv->alloc_base = p;
       priv->alloc_bytes = bytes;
@@ -520,15 +578,7 @@ free_own_block (GstZcMemoryPrivate * priv)
 static cudaError_t
 prefetch (void *ptr, size_t bytes, int device, cudaStream_t stream)
 {
-  cudaMemLocation loc = { };
-  if (device == cudaCpuDeviceId) {
-    loc.type = cudaMemLocationTypeHost;
-    loc.id = 0;
-  } else {
-    loc.type = cudaMemLocationTypeDevice;
-    loc.id = device;
-  }
-  return cudaMemPrefetchAsync (ptr, bytes, loc, 0, stream);
+  return cudaMemPrefetchAsync (ptr, bytes, location_of (device), 0, stream);
 }
 #else
 static cudaError_t
@@ -616,7 +666,7 @@ gst_zc_memory_prepare_gpu (GstZcMemory * mem, gpointer stream)
   if (priv->fence_pending &&
       !GST_ZC_CUDA_OK (cudaStreamWaitEvent (s, priv->fence, 0)))
     return FALSE;
-  if (priv->type == GST_ZC_MEMORY_TYPE_MANAGED) {
+  if (priv->type == GST_ZC_MEMORY_TYPE_MANAGED && !priv->managed_on_host) {
     if (priv->concurrent_managed) {
       if (!priv->on_gpu) {
         if (!GST_ZC_CUDA_OK (prefetch (priv->host, priv->block_size,

@@ -273,6 +273,82 @@ GST_START_TEST (test_wrapped_memory_freed_without_waiting_for_gpu)
 
 GST_END_TEST;
 
+static int
+range_attribute (GstZcMemory * mem, gsize bytes, cudaMemRangeAttribute attr)
+{
+  int value = 0x7fff;
+  fail_unless_equals_int (cudaMemRangeGetAttribute (&value, sizeof (value),
+          attr, gst_zc_memory_get_device_pointer (mem), bytes), cudaSuccess);
+  return value;
+}
+
+/* Where the device shares managed memory with the CPU concurrently, a frame
+ * is not migrated: it stays on the host, mapped into the GPU, across a
+ * kernel and the CPU map after it, so neither pays a transfer of the whole
+ * frame */
+GST_START_TEST (test_managed_memory_stays_on_the_host)
+{
+  GstZcContext *ctx = gst_zc_context_new (-1, NULL);
+  fail_unless (ctx && gst_zc_context_has_gpu (ctx));
+  if (!gst_zc_context_has_concurrent_managed_access (ctx)) {
+    g_print ("%s: no concurrent managed access: attached, not mapped; "
+        "nothing to check\n", gst_zc_context_get_device_name (ctx));
+    gst_object_unref (ctx);
+    return;
+  }
+  const gint dev = gst_zc_context_get_device_id (ctx);
+  fail_unless_equals_int (cudaSetDevice (dev), cudaSuccess);
+  const gchar *env = g_getenv ("GST_ZC_MANAGED_PREFETCH");
+  const bool migrates = env && *env && !g_str_equal (env, "0");
+
+  GstAllocator *alloc = gst_zc_allocator_new (ctx, GST_ZC_MEMORY_TYPE_MANAGED);
+  const gsize bytes = 8u << 20;
+  GstMemory *mem = gst_allocator_alloc (alloc, bytes, NULL);
+  fail_unless (mem != NULL);
+  auto *zmem = (GstZcMemory *) mem;
+  GstMapInfo map;
+  fail_unless (gst_memory_map (mem, &map, GST_MAP_WRITE));
+  for (gsize i = 0; i < map.size; i++)
+    map.data[i] = (guint8) (i * 7);
+  gst_memory_unmap (mem, &map);
+
+  cudaStream_t stream = (cudaStream_t) gst_zc_context_new_stream (ctx);
+  zc::LutSet inv;
+  lut_set (&inv, TRUE, 0);
+  fail_unless (gst_zc_memory_prepare_gpu (zmem, stream));
+  enqueue_passes (zmem, bytes, inv, 1, stream);
+  fail_unless (gst_zc_memory_set_gpu_fence (zmem, stream));
+  fail_unless (gst_memory_map (mem, &map, GST_MAP_READ));
+  for (gsize i = 0; i < map.size; i += 4093)
+    fail_unless_equals_int (map.data[i], 255 - (guint8) (i * 7));
+  gst_memory_unmap (mem, &map);
+
+  const int preferred = range_attribute (zmem, bytes,
+      cudaMemRangeAttributePreferredLocation);
+  const int prefetched = range_attribute (zmem, bytes,
+      cudaMemRangeAttributeLastPrefetchLocation);
+  if (migrates) {
+    /* GST_ZC_MANAGED_PREFETCH: to the GPU and back, the CPU map last */
+    fail_unless_equals_int (preferred, cudaInvalidDeviceId);
+    fail_unless_equals_int (prefetched, cudaCpuDeviceId);
+  } else {
+    fail_unless_equals_int (preferred, cudaCpuDeviceId);
+    fail_unless_equals_int (prefetched, cudaInvalidDeviceId);
+    int accessed_by[4] = { -3, -3, -3, -3 };
+    fail_unless_equals_int (cudaMemRangeGetAttribute (accessed_by,
+            sizeof (accessed_by), cudaMemRangeAttributeAccessedBy,
+            gst_zc_memory_get_device_pointer (zmem), bytes), cudaSuccess);
+    fail_unless_equals_int (accessed_by[0], dev);
+  }
+
+  gst_zc_context_free_stream (ctx, stream);
+  gst_memory_unref (mem);
+  gst_object_unref (alloc);
+  gst_object_unref (ctx);
+}
+
+GST_END_TEST;
+
 GST_START_TEST (test_gpu_memory_types_and_device_pointers)
 {
   GstZcContext *ctx = gst_zc_context_new (-1, NULL);
@@ -494,6 +570,7 @@ zcmemory_gpu_suite (void)
 #if GST_ZC_HAVE_CUDA
   tcase_add_test (tc, test_memory_cpu_map_waits_gpu_fence);
   tcase_add_test (tc, test_managed_memory_cpu_map_waits_gpu_fence);
+  tcase_add_test (tc, test_managed_memory_stays_on_the_host);
   tcase_add_test (tc, test_memory_streams_ordered_by_fence);
   tcase_add_test (tc, test_memory_freed_with_gpu_work_pending);
   tcase_add_test (tc, test_wrapped_memory_freed_without_waiting_for_gpu);
