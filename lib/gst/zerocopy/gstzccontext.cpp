@@ -219,8 +219,8 @@ gst_zc_context_is_integrated (GstZcContext * context)
  * @context: a #GstZcContext
  *
  * Returns: whether CPU and GPU may touch managed memory at the same time,
- *   which is also what lets managed memory stay on the host, mapped into
- *   the GPU, or be prefetched
+ *   which is also what lets managed memory be prefetched, or stay on the
+ *   host, mapped into the GPU
  */
 gboolean
 gst_zc_context_has_concurrent_managed_access (GstZcContext * context)

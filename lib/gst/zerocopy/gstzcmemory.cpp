@@ -11,11 +11,11 @@
  * - mapped: `cudaHostAlloc (cudaHostAllocMapped | cudaHostAllocPortable)`;
  *   kernels read and write it over the bus, in place.
  * - managed: `cudaMallocManaged`; where the device allows concurrent managed
- *   access it stays on the host, mapped into the GPU, which reaches it
- *   over the bus in place (GST_ZC_MANAGED_PREFETCH=1: prefetched to the GPU
- *   before kernels and back to the CPU before a CPU map instead); elsewhere
- *   (older Jetsons) it is attached to the working stream for the kernels and
- *   back to the host after them.
+ *   access it is prefetched to the GPU before kernels and back to the CPU
+ *   before a CPU map (GST_ZC_MANAGED_PLACEMENT=host: it stays on the host,
+ *   mapped into the GPU, which reaches it over the bus in place, instead);
+ *   elsewhere (older Jetsons) it is attached to the working stream for the
+ *   kernels and back to the host after them.
  * - system: page-aligned host memory for the CPU backend.
  * - device: `cudaMalloc`; a CPU map copies it into a pinned staging buffer
  *   (allocated at the first map and kept with the memory) after the fence,
@@ -359,19 +359,23 @@ alloc_shared_block (GstZcMemoryPrivate * priv, gsize bytes)
 }
 
 #if GST_ZC_HAVE_CUDA
-/* Managed memory on a device with concurrent managed access stays on the
- * host and is mapped into the GPU (preferred location the CPU, accessed by
- * the device): a kernel reads and writes it over the bus in place, as it
- * does mapped memory, and a CPU map waits on the fence alone. Set
- * GST_ZC_MANAGED_PREFETCH=1 to have it migrate instead: prefetched to the
- * GPU before kernels and back before a CPU map, two transfers of the whole
- * frame, which pay only for kernels that make many passes over it. */
+/* Managed memory on a device with concurrent managed access is prefetched
+ * to the GPU before kernels and back before a CPU map: two transfers of the
+ * whole frame. GST_ZC_MANAGED_PLACEMENT=host keeps it on the host, mapped
+ * into the GPU instead (preferred location the CPU, accessed by the
+ * device): a kernel reads and writes it over the bus in place, as it does
+ * mapped memory, and a CPU map waits on the fence alone. On an H100 that
+ * made a process's managed frames as fast as mapped ones, 2.7-4.8x faster than
+ * prefetched; in processes that also ran nvcodec's elements and pinned
+ * frames, on other machine starts, it measured slower than prefetching
+ * usually does, and why is not known: so it is asked for, not the default
+ * (docs/performance.md). */
 static bool
-managed_prefetch_wanted (void)
+managed_on_host_wanted (void)
 {
   static const bool wanted = [] {
-    const gchar *env = g_getenv ("GST_ZC_MANAGED_PREFETCH");
-    return env && *env && !g_str_equal (env, "0");
+    const gchar *env = g_getenv ("GST_ZC_MANAGED_PLACEMENT");
+    return env && g_str_equal (env, "host");
   } ();
   return wanted;
 }
@@ -478,7 +482,7 @@ gst_zc_memory_alloc_block (GstZcMemoryPrivate * priv, gsize bytes)
       }
       /* Kept on the host and mapped into the GPU: advice only, so a
        * failure leaves the memory usable, migrating on faults */
-      if (priv->concurrent_managed && !managed_prefetch_wanted ()) {
+      if (priv->concurrent_managed && managed_on_host_wanted ()) {
         priv->managed_on_host =
             GST_ZC_CUDA_OK (advise (p, bytes, cudaMemAdviseSetPreferredLocation,
                 cudaCpuDeviceId)) &&
