@@ -22,6 +22,12 @@
 #       # zc-latency's rows ONLY (its --only), one run of 600 frames at
 #       # 30 fps with each build in turn, PASSES times (default 3), e.g.
 #       # two builds of the library against each other on the managed rows
+#   bash bench/gpu-host.sh managed-placement [FRAMES]
+#       # the RGBA 1080p invert's managed row, prefetched and kept on the
+#       # host (GST_ZC_MANAGED_PLACEMENT=host), alone and with one other
+#       # kind of row in the same process at once (mapped pinned memory,
+#       # nvh264dec's decode case, nvcodec's cudaupload): which neighbour,
+#       # if any, makes the host placement slow
 # Where GStreamer is not installed, a runtime bundle can provide it, e.g.
 # `bash .gpu/run.sh bash bench/gpu-host.sh tests` (see HACKING.md).
 # ZC_BUILD names the build folder (default build; a sm_90-only build such as
@@ -202,6 +208,25 @@ compare-latency)
         --stages --only "$only" > "$out/$name.txt" 2>&1
       echo "== pass $pass: $x: zc-latency rc=$?"
       grep -vE "^(zc-latency|trip|case)[: ]|^$|XDG_RUNTIME_DIR" "$out/$name.txt"
+    done
+  done
+  ;;
+managed-placement)
+  # one run of FRAMES frames (default 300) each, the cases at once, every
+  # process with a row of one other kind beside the managed row; the
+  # placement alternates within each composition
+  managed='invert 1080p RGBA zc managed$'
+  n=0
+  for beside in '' 'invert 1080p RGBA zc mapped$' \
+      'H.264 1080p > RGBA 720p zc mapped$' 'invert 1080p RGBA cudaupload'; do
+    n=$((n + 1))
+    for placement in prefetch host; do
+      name=managed-placement-$n-$placement
+      GST_ZC_MANAGED_PLACEMENT=$placement "$lat" --runs 1 --frames "${2:-300}" \
+        --warmup 20 --stages --cases-at-once \
+        --only "$managed${beside:+|$beside}" > "$out/$name.txt" 2>&1
+      echo "== beside: ${beside:-nothing}; $placement: zc-latency rc=$?"
+      grep -A1 " zc managed  " "$out/$name.txt"
     done
   done
   ;;
