@@ -21,7 +21,10 @@
 #   bash bench/gpu-host.sh compare-latency BUILD_A BUILD_B ONLY [PASSES]
 #       # zc-latency's rows ONLY (its --only), one run of 600 frames at
 #       # 30 fps with each build in turn, PASSES times (default 3), e.g.
-#       # two builds of the library against each other on the managed rows
+#       # two builds of the library against each other on the managed rows;
+#       # LATENCY_ARGS adds zc-latency arguments, e.g. "--streams 32
+#       # --flat-out" (with CUDA_DEVICE_MAX_CONNECTIONS=32 in the
+#       # environment) for two builds' aggregate flat out
 #   bash bench/gpu-host.sh managed-placement [FRAMES]
 #       # the RGBA 1080p invert's managed row, prefetched and kept on the
 #       # host (GST_ZC_MANAGED_PLACEMENT=host), alone and with one other
@@ -204,8 +207,9 @@ compare-latency)
   for pass in $(seq "${5:-3}"); do
     for x in "$a" "$c"; do
       name=latency-${x//\//-}-$pass
+      # shellcheck disable=SC2086 # LATENCY_ARGS is a list of words
       with_build "$x" "$x"/bench/zc-latency --runs 1 --frames 600 --warmup 20 \
-        --stages --only "$only" > "$out/$name.txt" 2>&1
+        --stages --only "$only" ${LATENCY_ARGS:-} > "$out/$name.txt" 2>&1
       echo "== pass $pass: $x: zc-latency rc=$?"
       grep -vE "^(zc-latency|trip|case)[: ]|^$|XDG_RUNTIME_DIR" "$out/$name.txt"
     done
