@@ -365,11 +365,11 @@ alloc_shared_block (GstZcMemoryPrivate * priv, gsize bytes)
  * into the GPU instead (preferred location the CPU, accessed by the
  * device): a kernel reads and writes it over the bus in place, as it does
  * mapped memory, and a CPU map waits on the fence alone. On an H100 that
- * made a process's managed frames as fast as mapped ones, 2.7-4.8x faster than
- * prefetched; in processes that also ran nvcodec's elements and pinned
- * frames, on other machine starts, it measured slower than prefetching
- * usually does, and why is not known: so it is asked for, not the default
- * (docs/performance.md). */
+ * made a process's managed frames as fast as mapped ones, 2.7-4.8x faster
+ * than prefetched; in processes that also ran nvcodec's elements and
+ * pinned frames, on other machine starts, it measured slower than
+ * prefetching usually does, and why is not known: so it is asked for, not
+ * the default (docs/performance.md). */
 static bool
 managed_on_host_wanted (void)
 {
