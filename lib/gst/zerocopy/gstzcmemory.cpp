@@ -380,6 +380,8 @@ managed_on_host_wanted (void)
   return wanted;
 }
 
+/* CUDA 13 names a place by a cudaMemLocation, earlier toolkits by an int
+ * (cudaCpuDeviceId for the host) */
 #if CUDART_VERSION >= 13000
 static cudaMemLocation
 location_of (int device)
@@ -400,11 +402,23 @@ advise (void *ptr, size_t bytes, cudaMemoryAdvise advice, int device)
 {
   return cudaMemAdvise (ptr, bytes, advice, location_of (device));
 }
+
+static cudaError_t
+prefetch (void *ptr, size_t bytes, int device, cudaStream_t stream)
+{
+  return cudaMemPrefetchAsync (ptr, bytes, location_of (device), 0, stream);
+}
 #else
 static cudaError_t
 advise (void *ptr, size_t bytes, cudaMemoryAdvise advice, int device)
 {
   return cudaMemAdvise (ptr, bytes, advice, device);
+}
+
+static cudaError_t
+prefetch (void *ptr, size_t bytes, int device, cudaStream_t stream)
+{
+  return cudaMemPrefetchAsync (ptr, bytes, device, stream);
 }
 #endif
 #endif
@@ -576,22 +590,6 @@ free_own_block (GstZcMemoryPrivate * priv)
 /* ---------------------------------------------------------------------- */
 /* Fences                                                                 */
 /* ---------------------------------------------------------------------- */
-
-#if GST_ZC_HAVE_CUDA
-#if CUDART_VERSION >= 13000
-static cudaError_t
-prefetch (void *ptr, size_t bytes, int device, cudaStream_t stream)
-{
-  return cudaMemPrefetchAsync (ptr, bytes, location_of (device), 0, stream);
-}
-#else
-static cudaError_t
-prefetch (void *ptr, size_t bytes, int device, cudaStream_t stream)
-{
-  return cudaMemPrefetchAsync (ptr, bytes, device, stream);
-}
-#endif
-#endif
 
 /**
  * gst_zc_memory_wait_cpu:
