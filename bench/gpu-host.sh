@@ -18,13 +18,15 @@
 #   bash bench/gpu-host.sh compare BUILD_A BUILD_B [PASSES]
 #       # NV12 4K to RGBA 1080p, kernel (zc-compute-bench) and pipeline
 #       # (zc-bench), with the plugin and programs of each build in turn
-#   bash bench/gpu-host.sh compare-latency BUILD_A BUILD_B ONLY [PASSES]
+#   [PASSES=N] bash bench/gpu-host.sh compare-latency ONLY ARM...
 #       # zc-latency's rows ONLY (its --only), one run of 600 frames at
-#       # 30 fps with each build in turn, PASSES times (default 3), e.g.
-#       # two builds of the library against each other on the managed rows;
+#       # 30 fps with each ARM in turn, N passes (default 3); an ARM is a
+#       # build folder, with VAR=VALUE settings after a colon, separated by
+#       # commas, if it wants them (build:GST_ZC_FENCE_SPIN_US=0), e.g. two
+#       # builds of the library against each other on the managed rows;
 #       # LATENCY_ARGS adds zc-latency arguments, e.g. "--streams 32
 #       # --flat-out" (with CUDA_DEVICE_MAX_CONNECTIONS=32 in the
-#       # environment) for two builds' aggregate flat out
+#       # environment) for the builds' aggregate flat out
 #   bash bench/gpu-host.sh managed-placement [FRAMES]
 #       # the RGBA 1080p invert's managed row, prefetched and kept on the
 #       # host (GST_ZC_MANAGED_PLACEMENT=host), alone and with one other
@@ -199,18 +201,21 @@ compare)
   done
   ;;
 compare-latency)
-  # as compare: the passes alternate the builds. Each build folder needs
+  # as compare: the passes alternate the arms. Each build folder needs
   # only its lib/gst/zerocopy, gst and bench/zc-latency.
-  a=${2:?compare-latency BUILD_A BUILD_B ONLY [PASSES]}
-  c=${3:?compare-latency BUILD_A BUILD_B ONLY [PASSES]}
-  only=${4:?compare-latency BUILD_A BUILD_B ONLY [PASSES]}
-  for pass in $(seq "${5:-3}"); do
-    for x in "$a" "$c"; do
-      name=latency-${x//\//-}-$pass
+  only=${2:?compare-latency ONLY ARM...}
+  shift 2
+  [ $# -gt 0 ] || { echo "compare-latency ONLY ARM...: no ARM" >&2; exit 2; }
+  for pass in $(seq "${PASSES:-3}"); do
+    for arm in "$@"; do
+      x=${arm%%:*}; settings=
+      [ "$x" = "$arm" ] || settings=${arm#*:}
+      name=latency-${arm//[^A-Za-z0-9_.=-]/-}-$pass
       # shellcheck disable=SC2086 # LATENCY_ARGS is a list of words
-      with_build "$x" "$x"/bench/zc-latency --runs 1 --frames 600 --warmup 20 \
-        --stages --only "$only" ${LATENCY_ARGS:-} > "$out/$name.txt" 2>&1
-      echo "== pass $pass: $x: zc-latency rc=$?"
+      with_build "$x" env ${settings//,/ } "$x"/bench/zc-latency --runs 1 \
+        --frames 600 --warmup 20 --stages --only "$only" ${LATENCY_ARGS:-} \
+        > "$out/$name.txt" 2>&1
+      echo "== pass $pass: $arm: zc-latency rc=$?"
       grep -vE "^(zc-latency|trip|case)[: ]|^$|XDG_RUNTIME_DIR" "$out/$name.txt"
     done
   done
