@@ -164,9 +164,10 @@ multiprocess)
   timeout 300 "$py" bench/zc-multiprocess.py --frames 1500 --runs 3 \
     > "$out/zc-multiprocess.txt" 2>&1
   echo "zc-multiprocess rc=$?"; cat "$out/zc-multiprocess.txt"
+  # (--socket: the split chain's two pipelines in one process as well)
   timeout 300 "$py" bench/zc-multiprocess.py --frames 1500 --runs 3 --queue 8 \
-    > "$out/zc-multiprocess-queue.txt" 2>&1
-  echo "zc-multiprocess --queue 8 rc=$?"; cat "$out/zc-multiprocess-queue.txt"
+    --socket > "$out/zc-multiprocess-queue.txt" 2>&1
+  echo "zc-multiprocess --queue 8 --socket rc=$?"; cat "$out/zc-multiprocess-queue.txt"
   if [ "${MPS:-0}" = 1 ] && command -v nvidia-cuda-mps-control >/dev/null; then
     export CUDA_MPS_PIPE_DIRECTORY=${TMPDIR:-/tmp}/zc-mps-pipe
     export CUDA_MPS_LOG_DIRECTORY=${TMPDIR:-/tmp}/zc-mps-log

@@ -7,6 +7,10 @@
 #                  ! fakesink
 #   two processes: the same, split between zcdownload and zcupload by
 #                  unixfdsink | unixfdsrc
+#   --socket:      also the split chain's two pipelines in one process,
+#                  through the same socket: the frames' memory and the
+#                  socket as in two processes, one CUDA context as in one
+#                  process (which of the two sets the split chain's pace)
 #
 # Flat out (a source that is not live), FRAMES frames of WIDTHxHEIGHT a
 # run; the frames a second the last element saw, from its first frame to
@@ -14,7 +18,7 @@
 # ranges, and the copies both processes' elements counted.
 #
 #   zc-multiprocess.py [--frames N] [--runs N] [--size WxH] [--queue [N]]
-#                      [--staged]
+#                      [--staged] [--socket]
 # --queue puts a queue (of N buffers, default 3) before each half's
 # zcdownload, in both chains: the wait for a frame's GPU work (zcdownload's,
 # before the frame leaves for the CPU or the other process) then runs on a
@@ -107,16 +111,31 @@ def one_process(args):
 
 
 def producer(socket, frames, size, queue, staged):
-    pipe = Gst.parse_launch(
-        "videotestsrc num-buffers=%d pattern=colors ! %s ! %s "
-        "! unixfdsink socket-path=%s wait-for-connection=true sync=false"
-        % (frames, caps(size), halves(queue, staged)[0], socket))
+    pipe = producer_pipeline(socket, frames, size, queue, staged)
     pipe.set_state(Gst.State.PLAYING)
     pipe.get_bus().timed_pop_filtered(
         600 * Gst.SECOND, Gst.MessageType.EOS | Gst.MessageType.ERROR)
     print(json.dumps({"copies": copies(pipe, "p")}), flush=True)
     pipe.set_state(Gst.State.NULL)
     return 0
+
+
+def producer_pipeline(socket, frames, size, queue, staged):
+    return Gst.parse_launch(
+        "videotestsrc num-buffers=%d pattern=colors ! %s ! %s "
+        "! unixfdsink socket-path=%s wait-for-connection=true sync=false"
+        % (frames, caps(size), halves(queue, staged)[0], socket))
+
+
+def consumer_pipeline(socket, args):
+    return Gst.parse_launch(
+        "unixfdsrc socket-path=%s ! %s ! fakesink name=sink sync=false"
+        % (socket, halves(args.queue, args.staged)[1]))
+
+
+def wait_for(path):
+    while not os.path.exists(path):
+        time.sleep(0.05)
 
 
 def two_processes(args):
@@ -126,16 +145,31 @@ def two_processes(args):
                             + (["--queue", str(args.queue)] if args.queue else [])
                             + (["--staged"] if args.staged else []),
                             stdout=subprocess.PIPE, universal_newlines=True)
-    while not os.path.exists(socket):
-        time.sleep(0.05)
-    pipe = Gst.parse_launch(
-        "unixfdsrc socket-path=%s ! %s ! fakesink name=sink sync=false"
-        % (socket, halves(args.queue, args.staged)[1]))
-    fps, frames, c = timed(pipe, "c")
+    wait_for(socket)
+    fps, frames, c = timed(consumer_pipeline(socket, args), "c")
     prod_copies = json.loads(prod.stdout.readline())["copies"]
     prod.wait(timeout=60)
     os.rmdir(os.path.dirname(socket))
     return fps, frames, c + prod_copies
+
+
+def one_process_socket(args):
+    """The split chain's two pipelines in this process, through a socket."""
+    socket = os.path.join(tempfile.mkdtemp(prefix="zc-mp-bench-"), "frames")
+    prod = producer_pipeline(socket, args.frames, args.size, args.queue,
+                             args.staged)
+    prod.set_state(Gst.State.PLAYING)
+    wait_for(socket)
+    fps, frames, c = timed(consumer_pipeline(socket, args), "c")
+    msg = prod.get_bus().timed_pop_filtered(
+        60 * Gst.SECOND, Gst.MessageType.EOS | Gst.MessageType.ERROR)
+    if not msg or msg.type != Gst.MessageType.EOS:
+        raise SystemExit("the producer did not finish: %s" %
+                         (msg.parse_error()[0].message if msg else "timeout"))
+    c += copies(prod, "p")
+    prod.set_state(Gst.State.NULL)
+    os.rmdir(os.path.dirname(socket))
+    return fps, frames, c
 
 
 def main():
@@ -145,6 +179,7 @@ def main():
     ap.add_argument("--size", default="1920x1080")
     ap.add_argument("--queue", type=int, nargs="?", const=3, default=0)
     ap.add_argument("--staged", action="store_true")
+    ap.add_argument("--socket", action="store_true")
     ap.add_argument("--producer")
     args = ap.parse_args()
     Gst.init(None)
@@ -171,10 +206,12 @@ def main():
              if args.queue else "")
           + (", staged (kernels on device memory, the copy engines on the "
              "bus)" if args.staged else ""))
-    results = {"one process": [], "two processes": []}
+    chains = [("one process", one_process), ("two processes", two_processes)]
+    if args.socket:
+        chains.append(("one via socket", one_process_socket))
+    results = {name: [] for name, _ in chains}
     for _ in range(args.runs):
-        for name, fn in (("one process", one_process),
-                         ("two processes", two_processes)):
+        for name, fn in chains:
             fps, frames, c = fn(args)
             results[name].append(fps)
             print("%-14s %8.1f fps  %d frames  %d copies" % (name, fps, frames, c),
@@ -185,8 +222,10 @@ def main():
     for name, v in results.items():
         med[name] = statistics.median(v)
         print("%-14s %8.1f (%.1f-%.1f)" % (name, med[name], min(v), max(v)))
-    print("two processes / one process: %.2fx"
-          % (med["two processes"] / med["one process"]))
+    for name in results:
+        if name != "one process":
+            print("%s / one process: %.2fx"
+                  % (name, med[name] / med["one process"]))
     return 0
 
 
