@@ -77,6 +77,15 @@ def copies(pipe, prefix):
                for e in map(pipe.get_by_name, names) if e)
 
 
+def played_to_eos(pipe, seconds, what):
+    """Waits for @pipe's end of stream; exits saying @what on an error."""
+    msg = pipe.get_bus().timed_pop_filtered(
+        seconds * Gst.SECOND, Gst.MessageType.EOS | Gst.MessageType.ERROR)
+    if not msg or msg.type != Gst.MessageType.EOS:
+        raise SystemExit("%s: %s" % (
+            what, msg.parse_error()[0].message if msg else "timeout"))
+
+
 def timed(pipe, prefix):
     """Plays @pipe to its end: frames a second at its sink, and copies."""
     first = []
@@ -88,12 +97,8 @@ def timed(pipe, prefix):
     pipe.get_by_name("sink").get_static_pad("sink").add_probe(
         Gst.PadProbeType.BUFFER, probe)
     pipe.set_state(Gst.State.PLAYING)
-    msg = pipe.get_bus().timed_pop_filtered(
-        600 * Gst.SECOND, Gst.MessageType.EOS | Gst.MessageType.ERROR)
+    played_to_eos(pipe, 600, "did not finish")
     end = time.monotonic()
-    if not msg or msg.type != Gst.MessageType.EOS:
-        raise SystemExit("did not finish: %s" %
-                         (msg.parse_error()[0].message if msg else "timeout"))
     frames = pipe.get_by_name(prefix + "1").get_property("stats") \
         .get_value("buffers")
     n_copies = copies(pipe, prefix)
@@ -161,11 +166,7 @@ def one_process_socket(args):
     prod.set_state(Gst.State.PLAYING)
     wait_for(socket)
     fps, frames, c = timed(consumer_pipeline(socket, args), "c")
-    msg = prod.get_bus().timed_pop_filtered(
-        60 * Gst.SECOND, Gst.MessageType.EOS | Gst.MessageType.ERROR)
-    if not msg or msg.type != Gst.MessageType.EOS:
-        raise SystemExit("the producer did not finish: %s" %
-                         (msg.parse_error()[0].message if msg else "timeout"))
+    played_to_eos(prod, 60, "the producer did not finish")
     c += copies(prod, "p")
     prod.set_state(Gst.State.NULL)
     os.rmdir(os.path.dirname(socket))
