@@ -11,9 +11,9 @@
  * - mapped: `cudaHostAlloc (cudaHostAllocMapped | cudaHostAllocPortable)`;
  *   kernels read and write it over the bus, in place.
  * - managed: `cudaMallocManaged`; where the device allows concurrent managed
- *   access it is prefetched to the GPU before kernels and back to the CPU
- *   before a CPU map (GST_ZC_MANAGED_PLACEMENT=host: it stays on the host,
- *   mapped into the GPU, which reaches it over the bus in place, instead);
+ *   access it stays on the host, mapped into the GPU, which reaches it over
+ *   the bus in place (GST_ZC_MANAGED_PLACEMENT=prefetch: prefetched to the
+ *   GPU before kernels and back to the CPU before a CPU map, instead);
  *   elsewhere (older Jetsons) it is attached to the working stream for the
  *   kernels and back to the host after them.
  * - system: page-aligned host memory for the CPU backend.
@@ -359,23 +359,24 @@ alloc_shared_block (GstZcMemoryPrivate * priv, gsize bytes)
 }
 
 #if GST_ZC_HAVE_CUDA
-/* Managed memory on a device with concurrent managed access is prefetched
- * to the GPU before kernels and back before a CPU map: two transfers of the
- * whole frame. GST_ZC_MANAGED_PLACEMENT=host keeps it on the host, mapped
- * into the GPU instead (preferred location the CPU, accessed by the
+/* Managed memory on a device with concurrent managed access stays on the
+ * host, mapped into the GPU (preferred location the CPU, accessed by the
  * device): a kernel reads and writes it over the bus in place, as it does
- * mapped memory, and a CPU map waits on the fence alone. On an H100 that
- * made a process's managed frames as fast as mapped ones, 2.7-4.8x faster
- * than prefetched; in processes that also ran nvcodec's elements and
- * pinned frames, on other machine starts, it measured slower than
- * prefetching usually does, and why is not known: so it is asked for, not
- * the default (docs/performance.md). */
+ * mapped memory, and a CPU map waits on the fence alone. On every machine
+ * start that measured both, that was as fast as prefetching or faster (on
+ * an H100, 2.7-4.8x: docs/performance.md). GST_ZC_MANAGED_PLACEMENT=prefetch
+ * migrates it instead, to the GPU before kernels and back before a CPU map,
+ * two transfers of the whole frame: what pays for a kernel that makes many
+ * passes over each frame. */
 static bool
 managed_on_host_wanted (void)
 {
   static const bool wanted = [] {
     const gchar *env = g_getenv ("GST_ZC_MANAGED_PLACEMENT");
-    return env && g_str_equal (env, "host");
+    if (env && !g_str_equal (env, "host") && !g_str_equal (env, "prefetch"))
+      GST_WARNING ("GST_ZC_MANAGED_PLACEMENT=%s: not host or prefetch, "
+          "managed memory stays on the host", env);
+    return !env || !g_str_equal (env, "prefetch");
   } ();
   return wanted;
 }
@@ -645,8 +646,9 @@ gst_zc_memory_wait_cpu (GstZcMemory * mem)
  * @stream: the `cudaStream_t` the caller's kernels will run on
  *
  * Orders @stream after the GPU work already fenced on @mem, without blocking
- * the host, and brings managed memory to the GPU (prefetch, or stream
- * attachment where the device cannot share managed memory concurrently).
+ * the host, and brings managed memory to the GPU where it migrates
+ * (GST_ZC_MANAGED_PLACEMENT=prefetch; stream attachment where the device
+ * cannot share managed memory concurrently).
  * Call it before launching kernels that touch @mem.
  *
  * Returns: %FALSE if a CUDA call failed (logged)

@@ -18,7 +18,9 @@ gst_zc_memory_type_get_type (void)
     {GST_ZC_MEMORY_TYPE_MAPPED, "Pinned host memory mapped into the GPU "
           "(cudaHostAlloc)", "mapped"},
     {GST_ZC_MEMORY_TYPE_MANAGED, "CUDA managed memory (cudaMallocManaged), "
-          "prefetched where it is used", "managed"},
+          "kept on the host and mapped into the GPU on discrete GPUs "
+          "(GST_ZC_MANAGED_PLACEMENT=prefetch: migrated where it is used)",
+          "managed"},
     {GST_ZC_MEMORY_TYPE_SYSTEM, "Page-aligned host memory, processed on the "
           "CPU", "system"},
     {GST_ZC_MEMORY_TYPE_DEVICE, "GPU memory (cudaMalloc), copied in and out "

@@ -15,10 +15,11 @@ G_BEGIN_DECLS
  * @GST_ZC_MEMORY_TYPE_MAPPED: pinned host memory mapped into the GPU's
  *   address space (cudaHostAlloc with cudaHostAllocMapped|Portable).
  * @GST_ZC_MEMORY_TYPE_MANAGED: CUDA managed memory (cudaMallocManaged):
- *   prefetched to where it is used where the device shares managed memory
- *   concurrently (discrete GPUs; GST_ZC_MANAGED_PLACEMENT=host keeps it on
- *   the host, mapped into the GPU, instead), attached to the kernels'
- *   stream and back where it does not (older Jetsons).
+ *   kept on the host and mapped into the GPU where the device shares
+ *   managed memory concurrently (discrete GPUs;
+ *   GST_ZC_MANAGED_PLACEMENT=prefetch migrates it to where it is used
+ *   instead), attached to the kernels' stream and back where it does not
+ *   (older Jetsons).
  * @GST_ZC_MEMORY_TYPE_SYSTEM: page-aligned host memory, processed by the CPU
  *   backend.
  * @GST_ZC_MEMORY_TYPE_DEVICE: GPU memory (cudaMalloc): kernels run at device

@@ -283,10 +283,10 @@ range_attribute (GstZcMemory * mem, gsize bytes, cudaMemRangeAttribute attr)
 }
 
 /* Where the device shares managed memory with the CPU concurrently, a frame
- * is prefetched to the GPU for a kernel and back for the CPU map after it;
- * with GST_ZC_MANAGED_PLACEMENT=host it is not migrated: it stays on the
- * host, mapped into the GPU, and neither pays a transfer of the whole
- * frame. The pixels are right either way. */
+ * stays on the host, mapped into the GPU, and neither a kernel nor the CPU
+ * map after it pays a transfer of the whole frame; with
+ * GST_ZC_MANAGED_PLACEMENT=prefetch it is prefetched to the GPU for a
+ * kernel and back for the CPU map. The pixels are right either way. */
 GST_START_TEST (test_managed_memory_placement)
 {
   GstZcContext *ctx = gst_zc_context_new (-1, NULL);
@@ -300,7 +300,7 @@ GST_START_TEST (test_managed_memory_placement)
   const gint dev = gst_zc_context_get_device_id (ctx);
   fail_unless_equals_int (cudaSetDevice (dev), cudaSuccess);
   const bool migrates =
-      g_strcmp0 (g_getenv ("GST_ZC_MANAGED_PLACEMENT"), "host") != 0;
+      g_strcmp0 (g_getenv ("GST_ZC_MANAGED_PLACEMENT"), "prefetch") == 0;
 
   GstAllocator *alloc = gst_zc_allocator_new (ctx, GST_ZC_MEMORY_TYPE_MANAGED);
   const gsize bytes = 8u << 20;
