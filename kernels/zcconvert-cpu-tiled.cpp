@@ -128,8 +128,7 @@ struct CheckedFast420Src
 
 bool
 convert_cpu_fast420(const FrameDesc &src, const FrameDesc &dst,
-                    const ConvertParams &p, int *mode, int smem_limit,
-                    int *tile_rows)
+                    const ConvertParams &p, int *mode, int smem_limit)
 {
   using namespace detail;
   Plan P;
@@ -137,10 +136,6 @@ convert_cpu_fast420(const FrameDesc &src, const FrameDesc &dst,
     return false;
   TileGeom g;
   *mode = fast420_plan(P, smem_limit > 0 ? smem_limit : kTileSmemLimit, &g);
-  if (tile_rows)
-    *tile_rows = *mode == kFast420Linear || *mode == kFast420Upsampled
-                     ? g.tile_by
-                     : 0;
   if (*mode == kFast420Off)
     return true;
   if (*mode == kFast420Same) {
@@ -162,7 +157,7 @@ convert_cpu_fast420(const FrameDesc &src, const FrameDesc &dst,
       const Fast420Tile t = fast420_tile(g, tx, ty, smem.data(), span);
       if (t.pitch > g.dec_w || span.ab[3] - span.ab[1] + 1 > g.dec_h)
         return false; /* the bound in fast420_plan() is wrong */
-      for (int i = 0; g.decoded && i < fast420_entries(g); i++)
+      for (int i = 0; g.decoded && i < kFast420Entries; i++)
         fast420_fill_entry(P, t, i);
       CheckedFast420Src cs;
       std::memset(&cs, 0, sizeof(cs));
@@ -183,7 +178,7 @@ convert_cpu_fast420(const FrameDesc &src, const FrameDesc &dst,
       const int n = g.decoded ? t.pitch * (span.ab[3] - span.ab[1] + 1) : 0;
       for (int i = 0; i < n; i++)
         fast420_decode(P, t, cs, i);
-      for (int j = 0; j < g.tile_by; j++)
+      for (int j = 0; j < kFastThreadsY; j++)
         for (int i = 0; i < kFastThreadsX; i++) {
           if (g.decoded)
             fast420_linear_quad(P, t, t.x0 + i * kFastPx, t.y0 + j);

@@ -60,13 +60,14 @@ enum Fast420Mode {
 };
 
 /* A thread block: kFastThreadsX x kFastThreadsY threads, each converting
- * kFastPx adjacent pixels of kFastSameRows rows (same size) or, in the
- * tiled paths, of TileGeom::rows_per_thread rows kFastThreadsY apart. */
+ * kFastPx adjacent pixels of kFastSameRows rows (same size) or of one row
+ * (scaled). */
 constexpr int kFastThreadsX = 32;
 constexpr int kFastThreadsY = 8;
 constexpr int kFastPx = 4;
 constexpr int kFastSameRows = 2;
 constexpr int kFastTileW = kFastThreadsX * kFastPx;
+constexpr int kFastTileH = kFastThreadsY;
 
 /* Whether the plan's formats, colour steps and placement are the
  * family's: an 8-bit 4:2:0 source, a 4-byte 8-bit R'G'B' destination,
@@ -316,16 +317,12 @@ fast420_tile(const TileGeom &g, int tx, int ty, uint8_t *smem,
   t.cs = g.tab_cs;
   t.rs = g.tab_rs;
   t.x0 = tx * kFastTileW;
-  t.y0 = ty * g.tile_by;
+  t.y0 = ty * kFastTileH;
   return t;
 }
 
 /* Table entries: the tile's columns, then its rows. */
-ZC_HD inline int
-fast420_entries(const TileGeom &g)
-{
-  return kFastTileW + g.tile_by;
-}
+constexpr int kFast420Entries = kFastTileW + kFastTileH;
 
 /* Entry i of the tile's tap tables (fill_filter_taps()); an entry past
  * the destination is never read. */

@@ -137,8 +137,8 @@ fast420_plan(const Plan &P, int smem_limit, TileGeom *g)
    * sources only (fast420_same_quad()) */
   if (identity && !P.chroma_up && P.si.kind == kPlanarYuv) {
     g->grid_x = (P.dw + kFastTileW - 1) / kFastTileW;
-    g->grid_y = (P.dh + kFastThreadsY * kFastSameRows - 1)
-                / (kFastThreadsY * kFastSameRows);
+    g->grid_y = (P.dh + kFastTileH * kFastSameRows - 1)
+                / (kFastTileH * kFastSameRows);
     return kFast420Same;
   }
   const bool scaled = P.rw != P.ow || P.rh != P.oh;
@@ -158,46 +158,41 @@ fast420_plan(const Plan &P, int smem_limit, TileGeom *g)
     const uintptr_t a = reinterpret_cast<uintptr_t>(P.sp[p]) | P.ss[p];
     g->vec[p] = a % 16 == 0 ? 16 : (a % 4 == 0 ? 4 : 1);
   }
+  g->rows_per_thread = 1;
   g->tile_bx = kFastTileW;
+  g->tile_by = kFastTileH;
   g->grid_x = (P.dw + kFastTileW - 1) / kFastTileW;
-  /* the tallest tile that fits: a tile's source rows overlap the next
-   * tile's by the filter's reach and the chroma's, read twice */
-  for (int rpt = 4; rpt >= 1; rpt /= 2) {
-    g->rows_per_thread = rpt;
-    g->tile_by = kFastThreadsY * rpt;
-    g->grid_y = (P.dh + g->tile_by - 1) / g->tile_by;
-    const int sa = max_axis_span(P, P.dw, kFastTileW, 0, P.rw, P.ow);
-    const int sb = max_axis_span(P, P.dh, g->tile_by, 0, P.rh, P.oh);
-    /* bounds of tile_spans() for an sa x sb rectangle anywhere, as in
-     * tile_geom() */
-    const int bytes[3] = {sa, ((sa >> 1) + 4) * (f.kind == kSemiYuv ? 2 : 1),
-                          (sa >> 1) + 4};
-    const int rows[3] = {sb, (sb >> 1) + 4, (sb >> 1) + 4};
-    int64_t total = 0;
-    for (int p = 0; p < g->n_planes; p++) {
-      g->pitch[p] = round16(bytes[p] + 2 * g->vec[p]);
-      g->rows[p] = rows[p];
-      total += (int64_t)g->pitch[p] * g->rows[p];
-    }
-    g->dec_w = sa;
-    g->dec_h = sb;
-    g->dec_offset = (int)total;
-    if (P.linear) {
-      g->decoded = 1;
-      g->narrow = 1;
-      total += round16(4 * sa * sb);
-      g->tab_offset = (int)total;
-      g->tab_cs = 3 + filter_taps_max(P, P.rw, P.ow);
-      g->tab_rs = 3 + filter_taps_max(P, P.rh, P.oh);
-      total += 4 * ((int64_t)kFastTileW * g->tab_cs
-                    + (int64_t)g->tile_by * g->tab_rs);
-    }
-    if (total <= smem_limit) {
-      g->smem = (int)total;
-      return P.linear ? kFast420Linear : kFast420Upsampled;
-    }
+  g->grid_y = (P.dh + kFastTileH - 1) / kFastTileH;
+  const int sa = max_axis_span(P, P.dw, kFastTileW, 0, P.rw, P.ow);
+  const int sb = max_axis_span(P, P.dh, kFastTileH, 0, P.rh, P.oh);
+  /* bounds of tile_spans() for an sa x sb rectangle anywhere, as in
+   * tile_geom() */
+  const int bytes[3] = {sa, ((sa >> 1) + 4) * (f.kind == kSemiYuv ? 2 : 1),
+                        (sa >> 1) + 4};
+  const int rows[3] = {sb, (sb >> 1) + 4, (sb >> 1) + 4};
+  int64_t total = 0;
+  for (int p = 0; p < g->n_planes; p++) {
+    g->pitch[p] = round16(bytes[p] + 2 * g->vec[p]);
+    g->rows[p] = rows[p];
+    total += (int64_t)g->pitch[p] * g->rows[p];
   }
-  return kFast420Off;
+  g->dec_w = sa;
+  g->dec_h = sb;
+  g->dec_offset = (int)total;
+  if (P.linear) {
+    g->decoded = 1;
+    g->narrow = 1;
+    total += round16(4 * sa * sb);
+    g->tab_offset = (int)total;
+    g->tab_cs = 3 + filter_taps_max(P, P.rw, P.ow);
+    g->tab_rs = 3 + filter_taps_max(P, P.rh, P.oh);
+    total += 4 * ((int64_t)kFastTileW * g->tab_cs
+                  + (int64_t)kFastTileH * g->tab_rs);
+  }
+  if (total > smem_limit)
+    return kFast420Off;
+  g->smem = (int)total;
+  return P.linear ? kFast420Linear : kFast420Upsampled;
 }
 
 } // namespace detail

@@ -260,7 +260,7 @@ __launch_bounds__(detail::kFastThreadsX *detail::kFastThreadsY)
     detail::fast420_same_quad(plan, x0, y0);
 }
 
-/* Tiles of 128 x 8, 16 or 32 pixels a block (zcconvert-fast420.h): Filter,
+/* Tiles of 128 x 8 pixels a block (see zcconvert-fast420.h): Filter,
  * bilinear scaling; else the picture not scaled, chroma upsampled. */
 template <bool Filter>
 __global__ void
@@ -291,7 +291,7 @@ __launch_bounds__(detail::kFastThreadsX *detail::kFastThreadsY)
       detail::fast420_tile(g, blockIdx.x, blockIdx.y, smem, span);
   if (Filter) {
     /* the tap tables, while the rows arrive */
-    for (int i = tid; i < detail::fast420_entries(g); i += kThreads)
+    for (int i = tid; i < detail::kFast420Entries; i += kThreads)
       detail::fast420_fill_entry(plan, t, i);
   }
   detail::Fast420Src src = {};
@@ -305,20 +305,16 @@ __launch_bounds__(detail::kFastThreadsX *detail::kFastThreadsY)
     }
   }
   __syncthreads();
-  const int x = t.x0 + threadIdx.x * detail::kFastPx;
+  const int x = t.x0 + threadIdx.x * detail::kFastPx, y = t.y0 + threadIdx.y;
   if (!Filter) {
-    for (int k = 0; k < g.rows_per_thread; k++)
-      detail::fast420_upsampled_quad(
-          plan, src, x, t.y0 + k * detail::kFastThreadsY + threadIdx.y);
+    detail::fast420_upsampled_quad(plan, src, x, y);
     return;
   }
   const int n = t.pitch * min(span.ab[3] - span.ab[1] + 1, g.dec_h);
   for (int i = tid; i < n; i += kThreads)
     detail::fast420_decode(plan, t, src, i);
   __syncthreads();
-  for (int k = 0; k < g.rows_per_thread; k++)
-    detail::fast420_linear_quad(
-        plan, t, x, t.y0 + k * detail::kFastThreadsY + threadIdx.y);
+  detail::fast420_linear_quad(plan, t, x, y);
 }
 
 /* What the host knows of a device, learnt at its first conversion. */

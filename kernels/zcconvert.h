@@ -289,13 +289,11 @@ bool convert_cpu_tiled(const FrameDesc &src, const FrameDesc &dst,
  * paths do not take the request (then nothing is written: convert_cuda()
  * runs it as convert_cpu_tiled() does), 1 same size with chroma
  * replicated, 2 bilinear, 3 same size (or a crop) with chroma upsampled.
- * smem_limit as for convert_cpu_tiled(); *tile_rows (when given): the
- * tiled paths' output rows a tile, the most that fit in it, else 0.
- * Returns false where convert_cpu() would, or when a read fell outside its
- * tile's copy. */
+ * smem_limit as for convert_cpu_tiled(). Returns false where convert_cpu()
+ * would, or when a read fell outside its tile's copy. */
 bool convert_cpu_fast420(const FrameDesc &src, const FrameDesc &dst,
                          const ConvertParams &p, int *mode,
-                         int smem_limit = 0, int *tile_rows = nullptr);
+                         int smem_limit = 0);
 
 #if defined(GST_ZC_HAVE_CUDA) && GST_ZC_HAVE_CUDA
 /* Enqueues the conversion on `stream` (one launch, one thread per output

@@ -1576,70 +1576,6 @@ test_fast420()
   }
 }
 
-/* The 4:2:0 tiles are as tall as shared memory allows (32, 16 or 8 rows),
- * so that fewer source rows are staged twice, by two tiles: a device with
- * more shared memory gets taller tiles, one with less shorter ones, and
- * every height gives convert_cpu()'s bytes. */
-void
-test_fast420_tile_height()
-{
-  struct HeightCase
-  {
-    zc::PixFmt in;
-    int sw, sh, dw, dh;
-    zc::Sampling sampling;
-  };
-  const HeightCase cases[] = {
-    /* the benchmarks' scaled conversion; a crop, not scaled */
-    {zc::PixFmt::NV12, 1920, 1080, 1280, 720, zc::Sampling::Bilinear},
-    {zc::PixFmt::I420, 645, 363, 637, 360, zc::Sampling::Bilinear},
-  };
-  for (const HeightCase &c : cases) {
-    zc::ConvertParams p;
-    p.sampling = c.sampling;
-    if (c.sw != c.dw && c.sw - c.dw < 16) {
-      p.crop_left = 3;
-      p.crop_top = 2;
-      p.crop_right = 5;
-      p.crop_bottom = 1;
-    }
-    RawFrame src, ref, got;
-    src.init(c.in, c.sw, c.sh, 0, 0, zc::Matrix::BT709, false);
-    ref.init(zc::PixFmt::RGBA, c.dw, c.dh, 0, 0, zc::Matrix::BT709, true);
-    got.init(zc::PixFmt::RGBA, c.dw, c.dh, 0, 0, zc::Matrix::BT709, true);
-    const std::vector<uint8_t> before = ref.data;
-    if (!check(zc::convert_cpu(src.desc, ref.desc, p, 1), "convert_cpu"))
-      continue;
-    int last = 33, seen = 0;
-    for (int limit = 256 * 1024; limit >= 2 * 1024; limit -= 2 * 1024) {
-      std::copy(before.begin(), before.end(), got.data.begin());
-      int mode = -1, rows = -1;
-      if (!check(zc::convert_cpu_fast420(src.desc, got.desc, p, &mode, limit,
-                                         &rows),
-                 "%s %dx%d (limit %d): a read left its tile",
-                 zc::pixfmt_name(c.in), c.sw, c.sh, limit))
-        break;
-      if (mode == 0)
-        break; /* not even 8 rows fit */
-      check(rows == 32 || rows == 16 || rows == 8,
-            "%s %dx%d (limit %d): %d rows a tile", zc::pixfmt_name(c.in),
-            c.sw, c.sh, limit, rows);
-      check(rows <= last, "%s %dx%d: %d rows a tile with %d bytes, %d with "
-            "more", zc::pixfmt_name(c.in), c.sw, c.sh, rows, limit, last);
-      if (rows != last) {
-        seen |= rows;
-        check(ref.data == got.data, "%s %dx%d, tiles of %d rows != "
-              "convert_cpu", zc::pixfmt_name(c.in), c.sw, c.sh, rows);
-      }
-      last = rows;
-    }
-    check(seen == (32 | 16 | 8), "%s %dx%d: tiles of 32, 16 and 8 rows as "
-          "shared memory shrinks (seen: %s%s%s)", zc::pixfmt_name(c.in),
-          c.sw, c.sh, seen & 32 ? "32 " : "", seen & 16 ? "16 " : "",
-          seen & 8 ? "8" : "");
-  }
-}
-
 int
 run_cpu_tests()
 {
@@ -1652,7 +1588,6 @@ run_cpu_tests()
   test_bicubic();
   test_tiles();
   test_fast420();
-  test_fast420_tile_height();
   test_fastpath_pairs_generic_elsewhere();
   test_all_pairs();
   print_pair_table();
