@@ -164,6 +164,7 @@ struct Plan
   PlanarPlan pl;
 
   int blocks_x, blocks_y;
+  int dst_over_bus; /* FrameDesc::over_bus of the destination */
 };
 
 struct Px

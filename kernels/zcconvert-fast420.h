@@ -421,7 +421,8 @@ fast420_upsampled_quad(const Plan &P, const Src &src, int x, int y)
 /* Which path the plan takes and, for the tiled ones, its tiling
  * (host only, zcconvert-tiling.cpp): kFast420Off where the family or its
  * bounds do not apply (a row of taps that may not sum in 32 bits, a tile
- * larger than smem_limit bytes). For kFast420Same only grid_x and grid_y
+ * larger than smem_limit bytes) and into a destination over the bus
+ * (convert_cuda() says why). For kFast420Same only grid_x and grid_y
  * are set; kFast420Upsampled's tiles hold the staged rows alone
  * (decoded 0). */
 Fast420Mode fast420_plan(const Plan &P, int smem_limit, TileGeom *g);

@@ -487,6 +487,7 @@ build_plan(const FrameDesc &src, const FrameDesc &dst, const ConvertParams &p,
   P->sh = src.height;
   P->dw = dst.width;
   P->dh = dst.height;
+  P->dst_over_bus = dst.over_bus;
 
   /* Geometry. */
   if (p.crop_left < 0 || p.crop_top < 0 || p.crop_right < 0

@@ -128,7 +128,8 @@ Fast420Mode
 fast420_plan(const Plan &P, int smem_limit, TileGeom *g)
 {
   std::memset(g, 0, sizeof(*g));
-  if (!fast420_family(P))
+  /* into host memory the generic tiles (convert_cuda()) */
+  if (!fast420_family(P) || P.dst_over_bus)
     return kFast420Off;
   const bool identity = !P.linear && !P.cubic && P.cx == 0 && P.cy == 0
                         && P.cw == P.dw && P.ch == P.dh && P.sw == P.dw

@@ -1576,6 +1576,35 @@ test_fast420()
   }
 }
 
+/* Into a destination over the bus (mapped memory) convert_cuda() leaves
+ * the family to the generic kernels, whose tiles keep more of the bus
+ * busy: the 4:2:0 paths decline, and the generic replay gives
+ * convert_cpu()'s bytes. */
+void
+test_fast420_not_over_bus()
+{
+  for (const Fast420Case &c : kFast420Cases) {
+    const zc::ConvertParams p = fast420_params(c);
+    replay_against_cpu(
+        c.in, c.sw, c.sh, c.out, c.dw, c.dh, zc::Matrix::BT709, p,
+        "into host memory",
+        [&](const zc::FrameDesc &src, const zc::FrameDesc &dst, int limit) {
+          zc::FrameDesc host = dst;
+          host.over_bus = true;
+          int mode = -1;
+          if (!zc::convert_cpu_fast420(src, host, p, &mode, limit))
+            return -1;
+          check(mode == 0, "%s %dx%d -> %s %dx%d into host memory: path %d, "
+                "expected the generic kernels", zc::pixfmt_name(c.in), c.sw,
+                c.sh, zc::pixfmt_name(c.out), c.dw, c.dh, mode);
+          bool tiled = false;
+          if (!zc::convert_cpu_tiled(src, host, p, &tiled, limit))
+            return -1;
+          return 1; /* untiled, it runs as convert_cpu() */
+        });
+  }
+}
+
 int
 run_cpu_tests()
 {
@@ -1588,6 +1617,7 @@ run_cpu_tests()
   test_bicubic();
   test_tiles();
   test_fast420();
+  test_fast420_not_over_bus();
   test_fastpath_pairs_generic_elsewhere();
   test_all_pairs();
   print_pair_table();
@@ -1667,7 +1697,7 @@ gpu_case(zc::PixFmt in, zc::PixFmt out, int sw, int sh, int dw, int dh,
 void
 gpu_layouts_case(zc::PixFmt in, int sw, int sh, zc::PixFmt out, int dw,
                  int dh, zc::Matrix src_matrix, const zc::ConvertParams &p,
-                 cudaStream_t stream, const char *what)
+                 cudaStream_t stream, const char *what, bool over_bus = false)
 {
   for (const auto &l : kLayouts) {
     RawFrame src, cpu;
@@ -1676,6 +1706,7 @@ gpu_layouts_case(zc::PixFmt in, int sw, int sh, zc::PixFmt out, int dw,
     PinnedFrame s, d;
     if (!s.alloc(src) || !d.alloc(cpu))
       continue;
+    d.desc.over_bus = over_bus;
     if (!check(zc::convert_cpu(src.desc, cpu.desc, p, 0), "convert_cpu")
         || !cuda_ok(zc::convert_cuda(s.desc, d.desc, p, stream),
                     "convert_cuda")
@@ -1829,10 +1860,14 @@ run_gpu_tests()
     gpu_layouts_case(c.in, c.sw, c.sh, c.out, c.dw, c.dh, zc::Matrix::BT601,
                      tile_params(c), stream, "tiles");
 
-  /* The 4:2:0 to R'G'B' paths, against the CPU. */
-  for (const Fast420Case &c : kFast420Cases)
+  /* The 4:2:0 to R'G'B' paths, against the CPU; and the same requests
+   * into a destination over the bus, which the generic kernels take. */
+  for (const Fast420Case &c : kFast420Cases) {
     gpu_layouts_case(c.in, c.sw, c.sh, c.out, c.dw, c.dh, zc::Matrix::BT709,
                      fast420_params(c), stream, "4:2:0 path");
+    gpu_layouts_case(c.in, c.sw, c.sh, c.out, c.dw, c.dh, zc::Matrix::BT709,
+                     fast420_params(c), stream, "into host memory", true);
+  }
 
   cuda_ok(cudaStreamDestroy(stream), "cudaStreamDestroy");
   test_plans_in_flight();

@@ -138,6 +138,11 @@ void gst_zc_memory_set_seams (GstMemory * mem, const guint8 * const * seams,
 G_GNUC_INTERNAL
 gboolean gst_zc_memory_is_wrapped (GstZcMemory * mem);
 
+/* Whether the GPU reaches @mem's bytes over the bus: mapped memory, and
+ * managed memory kept on the host */
+G_GNUC_INTERNAL
+gboolean gst_zc_memory_is_over_bus (GstZcMemory * mem);
+
 /* What gst_zc_memory_set_seams() set on @mem's root (none for memory of
  * ours); returns the count and points @seams at them */
 G_GNUC_INTERNAL

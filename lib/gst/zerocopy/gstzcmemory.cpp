@@ -939,6 +939,14 @@ gst_zc_memory_is_wrapped (GstZcMemory * mem)
   return root_of (mem)->priv->release != nullptr;
 }
 
+gboolean
+gst_zc_memory_is_over_bus (GstZcMemory * mem)
+{
+  const GstZcMemoryPrivate *priv = root_of (mem)->priv;
+  return priv->type == GST_ZC_MEMORY_TYPE_MAPPED ||
+      (priv->type == GST_ZC_MEMORY_TYPE_MANAGED && priv->managed_on_host);
+}
+
 guint
 gst_zc_memory_get_seams (GstZcMemory * mem, const guint8 * const **seams)
 {
