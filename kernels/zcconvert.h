@@ -305,7 +305,7 @@ bool convert_cpu_fast420(const FrameDesc &src, const FrameDesc &dst,
  * (zcconvert-fast420.h) run only into a destination in device memory:
  * into one over the bus (dst.over_bus) the generic tiles write more of
  * the bus's bandwidth when many streams convert at once (32 streams of
- * NV12 1080p to RGBA 720p flat out on an H100: 88-98% of the bus against
+ * NV12 1080p to RGBA 720p flat out on an H100: 84-90% of the bus against
  * 76%), while the 4:2:0 paths' lead, in compute, hides behind the bus.
  *
  * Returns: cudaErrorInvalidValue where convert_cpu() would return false

@@ -315,7 +315,6 @@ gst_zc_gpu_passes_run (GstZcGpuPasses * passes,
         "fence", cudaSuccess);
 
   zc::FrameDesc src = *in.desc, dst = *out.desc;
-  src.over_bus = gst_zc_memory_is_over_bus (in.mem);
   dst.over_bus = gst_zc_memory_is_over_bus (out.mem);
   bool unstage = false;         /* dst is a device frame, copied to out */
   cudaError_t err = cudaSuccess;
