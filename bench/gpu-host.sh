@@ -33,6 +33,12 @@
 #       # kind of row in the same process at once (mapped pinned memory,
 #       # nvh264dec's decode case, nvcodec's cudaupload): which neighbour,
 #       # if any, makes the host placement slow
+#   bash bench/gpu-host.sh managed-contexts [FRAMES]
+#       # every managed row, kept on the host, at once: alone, beside a
+#       # second CUDA context of the process (zc-latency --second-context,
+#       # idle and busy), beside nvcodec's rows, and beside ours mapped and
+#       # nvcodec's: whether another context in the process is what slows
+#       # managed memory on some machine starts
 # Where GStreamer is not installed, a runtime bundle can provide it, e.g.
 # `bash .gpu/run.sh bash bench/gpu-host.sh tests` (see HACKING.md).
 # ZC_BUILD names the build folder (default build; a sm_90-only build such as
@@ -219,6 +225,24 @@ compare-latency)
       echo "== pass $pass: $arm: zc-latency rc=$?"
       grep -vE "^(zc-latency|trip|case)[: ]|^$|XDG_RUNTIME_DIR" "$out/$name.txt"
     done
+  done
+  ;;
+managed-contexts)
+  # one run of FRAMES frames (default 300) each, the cases at once, managed
+  # memory kept on the host (the default)
+  for c in alone idle busy nvcodec mapped-nvcodec; do
+    only='zc managed$' extra=()
+    case $c in
+    idle | busy) extra=(--second-context "$c") ;;
+    nvcodec) only="$only|cudaupload" ;;
+    mapped-nvcodec) only="zc mapped\$|$only|cudaupload" ;;
+    esac
+    GST_ZC_MANAGED_PLACEMENT=host "$lat" --runs 1 --frames "${2:-300}" \
+      --warmup 20 --cases-at-once --only "$only" ${extra[@]+"${extra[@]}"} \
+      > "$out/managed-contexts-$c.txt" 2>&1
+    echo "== $c: zc-latency rc=$?"
+    grep -E " zc managed  | zc mapped  |second context copied" \
+      "$out/managed-contexts-$c.txt"
   done
   ;;
 managed-placement)

@@ -80,6 +80,12 @@
  *   zc-latency [--fps F] [--frames N] [--warmup W] [--runs R] [--streams N]
  *              [--flat-out] [--cases-at-once] [--only TEXT|TEXT...]
  *              [--h264 FILE] [--decoder NAME] [--stages]
+ *              [--second-context idle|busy]
+ *
+ * --second-context makes a CUDA context of the process's own through the
+ * driver API, as nvcodec's elements do, before the rows, idle or copying
+ * a frame each way at 30 fps in it (zc-second-context.h): whether another
+ * context in the process, rather than nvcodec's pipelines, slows a row.
  *
  * A row that makes no progress for 30 s (no frame reaches a sink, or
  * making, starting or stopping one of its pipelines does not return) ends
@@ -103,6 +109,7 @@
 
 #include "../gst/zcframedesc.h"
 #include "zc-limits.h"
+#include "zc-second-context.h"
 
 #include <sys/resource.h>
 #include <unistd.h>
@@ -288,6 +295,7 @@ struct Options
   std::string h264 = "bench/media/ball-1080p-620.h264";
   std::string decoder; /* empty: the first of nvh264dec, avdec_h264, ... */
   bool stages = false; /* where the trip goes: each element's push */
+  std::string second_context; /* empty, "idle" or "busy" */
   /* live: every case's frames fall on a grid of the frame period from
    * here, each case at its own phase (see next_slot()) */
   Clock::time_point epoch = Clock::now ();
@@ -1714,12 +1722,14 @@ main (int argc, char **argv)
       o.decoder = next ();
     else if (a == "--stages")
       o.stages = true;
+    else if (a == "--second-context")
+      o.second_context = next ();
     else {
       fprintf (stderr,
                "usage: zc-latency [--fps F] [--frames N] [--warmup W] "
                "[--runs R] [--streams N] [--flat-out] [--cases-at-once] "
                "[--only TEXT|TEXT...] [--h264 FILE] [--decoder NAME] "
-               "[--stages]\n");
+               "[--stages] [--second-context idle|busy]\n");
       return a == "--help" ? 0 : 2;
     }
   }
@@ -1729,24 +1739,43 @@ main (int argc, char **argv)
   }
   std::string device = "no GPU: the CPU backend";
   bool have_gpu = false;
+  int device_id = 0;
   if (GstZcContext *ctx = gst_zc_context_new (-1, nullptr)) {
     if (gst_zc_context_has_gpu (ctx)) {
       device = gst_zc_context_get_device_name (ctx);
+      device_id = gst_zc_context_get_device_id (ctx);
       std::string name, why;
       have_gpu = zc_bench::gpu_available (&name, &why);
     }
     gst_object_unref (ctx);
   }
+  std::unique_ptr<zc_bench::SecondContext> second;
+  if (!o.second_context.empty ()) {
+    if (!have_gpu) {
+      fprintf (stderr, "zc-latency: --second-context needs a GPU\n");
+      return 2;
+    }
+    second.reset (new zc_bench::SecondContext (o.second_context, device_id));
+    if (!second->ok ()) {
+      fprintf (stderr, "zc-latency: --second-context: %s\n",
+               second->why ().c_str ());
+      return 2;
+    }
+  }
   char pace[32];
   snprintf (pace, sizeof pace, "%g fps", o.fps);
+  const std::string beside =
+      second ? ", beside a second CUDA context (" + o.second_context + ")"
+             : std::string ();
   printf ("zc-latency: %s, %s, %d stream%s at %s, %d frames timed "
-          "after %d, %d runs%s\n",
+          "after %d, %d runs%s%s\n",
           device.c_str (), gst_version_string (), o.streams,
           o.streams > 1 ? "s" : "", o.flat_out ? "flat out" : pace, o.frames,
           o.warmup, o.runs,
           o.cases_at_once ? ", the cases at once (one thread each, each "
                             "at its own phase of the period)"
-                          : "");
+                          : "",
+          beside.c_str ());
   printf ("trip: push at the source to mapped for reading at the sink, ms; "
           "median of the runs (range); fps: the slowest stream's and all "
           "streams' together; %s; copies/f: frames zcupload copied, per "
@@ -1820,5 +1849,8 @@ main (int argc, char **argv)
     fputs (text[i].c_str (), stdout);
     failures += failed[i];
   }
+  if (second && o.second_context == "busy")
+    printf ("the second context copied %ld frames each way\n",
+            second->copies ());
   return failures ? 1 : 0;
 }
