@@ -943,8 +943,13 @@ gboolean
 gst_zc_memory_is_over_bus (GstZcMemory * mem)
 {
   const GstZcMemoryPrivate *priv = root_of (mem)->priv;
+#if GST_ZC_HAVE_CUDA
   return priv->type == GST_ZC_MEMORY_TYPE_MAPPED ||
       (priv->type == GST_ZC_MEMORY_TYPE_MANAGED && priv->managed_on_host);
+#else
+  (void) priv;
+  return FALSE;                 /* no GPU to reach it */
+#endif
 }
 
 guint
