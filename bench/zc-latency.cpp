@@ -22,6 +22,10 @@
  * the pipeline must take as they come. Per case and pipeline: the trip's
  * median, p99 and max over the timed frames of every stream, each stream's frame rate, CPU time per
  * frame, threads, and the bytes gst-zerocopy's allocators hold, per stream.
+ * A managed row says how many times a frame managed blocks were moved
+ * between the host and the GPU after warm-up (gst_zc_memory_get_migrations():
+ * 0 where managed memory stays on the host, 2 a frame a block prefetched);
+ * the count is the process's, so with the cases at once it is the turn's.
  * --runs repeats each pipeline, interleaved with the others of its case;
  * the figures are medians over the runs with their range.
  *
@@ -910,6 +914,10 @@ struct Result
   /* buffers wrapping foreign frames made after warm-up, all streams: 0
    * when every frame reused the one made for its memory */
   guint64 wraps_late = 0;
+  /* managed blocks moved between the host and the GPU after warm-up, per
+   * frame of the row's streams; counted for the whole process, so with
+   * the cases at once the turn's other rows' moves are in it too */
+  double migrations = NAN;
   /* --stages: each element's push, median ms after the trip's start */
   std::vector<std::string> stage_names;
   std::vector<double> stage_med;
@@ -1098,7 +1106,8 @@ run_once (const Case &c, const Pipeline &pl, const Options &o,
      * stream is past its warm-up (a late starter's first frames are its
      * warm-up, not a wrap per frame) */
     bool wraps_sampled = false;
-    guint64 wraps_at_warmup = 0;
+    guint64 wraps_at_warmup = 0, moved_at_warmup = 0;
+    long received_at_warmup = 0;
     auto all_warm = [&] () {
       for (auto &t : streams)
         if (t->received.load () <= o.warmup)
@@ -1127,6 +1136,9 @@ run_once (const Case &c, const Pipeline &pl, const Options &o,
         if (!wraps_sampled && all_warm ()) {
           wraps_sampled = true;
           wraps_at_warmup = gst_zc_wrapped_buffers_made ();
+          moved_at_warmup = gst_zc_memory_get_migrations ();
+          for (auto &t : streams)
+            received_at_warmup += t->received.load ();
           guint64 reg = 0;
           for (auto &t : streams)
             upload_stats (t->pipeline, &copied_at_warmup,
@@ -1193,8 +1205,16 @@ run_once (const Case &c, const Pipeline &pl, const Options &o,
       r.fps_sum = fps_sum;
       r.cpu_ms = cpu * 1e3 / ((double)total * o.streams);
       r.threads = sampled_threads;
-      if (wraps_sampled)
+      if (wraps_sampled) {
         r.wraps_late = gst_zc_wrapped_buffers_made () - wraps_at_warmup;
+        long received = 0;
+        for (auto &t : streams)
+          received += t->received.load ();
+        if (received > received_at_warmup)
+          r.migrations = (double)(gst_zc_memory_get_migrations ()
+                                  - moved_at_warmup)
+                         / (double)(received - received_at_warmup);
+      }
       const double mib = 1024.0 * 1024.0 * o.streams;
       r.pinned_mib = bytes[0] / mib;
       r.device_mib = bytes[1] / mib;
@@ -1615,6 +1635,17 @@ run_case (const Case &c, const Reference &ref_before, const Options &o,
     if (wake_p99 > kLateWakeMs) {
       snprintf (line, sizeof line, " (the host woke the source's thread "
                 "late: p99 %.2f ms after its slot)", wake_p99);
+      late += line;
+    }
+    /* managed memory: whether frames moved between the host and the GPU
+     * (prefetched) or stayed where they were */
+    const double moved = median_of_runs (all[p], &Result::migrations);
+    if (!std::isnan (moved)
+        && (moved > 0
+            || c.pipelines[p].label.find ("managed") != std::string::npos)) {
+      snprintf (line, sizeof line, " (managed memory moved between host and "
+                "GPU %.2f times a frame%s)", moved,
+                o.cases_at_once ? ", the turn's rows together" : "");
       late += line;
     }
     const Result &last = all[p].back ();

@@ -65,6 +65,10 @@ root_of (GstZcMemory * mem)
  * device memory's pinned staging copies under mapped memory */
 static std::atomic < guint64 > bytes_in_use[GST_ZC_MEMORY_TYPE_DEVICE + 1];
 
+/* Managed blocks prefetched to the GPU or back to the host
+ * (gst_zc_memory_get_migrations()) */
+static std::atomic < guint64 > migrations (0);
+
 /* System blocks from this size on are mapped for themselves */
 static const gsize kMappedBlockMin = 64 * 1024;
 
@@ -503,6 +507,10 @@ gst_zc_memory_alloc_block (GstZcMemoryPrivate * priv, gsize bytes)
                 cudaCpuDeviceId)) &&
             GST_ZC_CUDA_OK (advise (p, bytes, cudaMemAdviseSetAccessedBy,
                 priv->device_id));
+        if (!priv->managed_on_host)
+          GST_WARNING ("managed block of %" G_GSIZE_FORMAT " bytes could "
+              "not be kept on the host: it migrates to the GPU and back "
+              "each frame", bytes);
       }
       priv->alloc_base = p;
       priv->alloc_bytes = bytes;
@@ -628,6 +636,7 @@ gst_zc_memory_wait_cpu (GstZcMemory * mem)
                 cudaCpuDeviceId, ts)) ||
         !GST_ZC_CUDA_OK (cudaEventRecord (priv->fence, ts)))
       return FALSE;
+    migrations.fetch_add (1);
     priv->on_gpu = false;
     priv->fence_pending = true;
   }
@@ -676,6 +685,7 @@ gst_zc_memory_prepare_gpu (GstZcMemory * mem, gpointer stream)
         if (!GST_ZC_CUDA_OK (prefetch (priv->host, priv->block_size,
                     priv->device_id, s)))
           return FALSE;
+        migrations.fetch_add (1);
         priv->on_gpu = true;
       }
     } else if (!GST_ZC_CUDA_OK (cudaStreamAttachMemAsync (s, priv->host, 0,
@@ -1000,6 +1010,26 @@ gst_zc_memory_get_fd (GstZcMemory * mem, gsize * offset)
     *offset = priv->fd >= 0 ? (gsize) (priv->host -
         (guint8 *) priv->alloc_base) : 0;
   return priv->fd;
+}
+
+/**
+ * gst_zc_memory_get_migrations:
+ *
+ * How many times this process's managed blocks were moved between the
+ * host and the GPU: each prefetch of a block to the GPU before kernels,
+ * and each back to the host before a CPU map. Managed memory kept on the
+ * host and mapped into the GPU (the default where the device shares
+ * managed memory concurrently) counts none; with
+ * GST_ZC_MANAGED_PLACEMENT=prefetch a frame that a kernel works on and the
+ * CPU then reads counts two. Page faults the driver serves by itself are
+ * not counted.
+ *
+ * Returns: the count since the process started
+ */
+guint64
+gst_zc_memory_get_migrations (void)
+{
+  return migrations.load ();
 }
 
 /**

@@ -75,6 +75,9 @@ GST_ZC_API
 guint64 gst_zc_memory_get_bytes_in_use (GstZcMemoryType memory_type);
 
 GST_ZC_API
+guint64 gst_zc_memory_get_migrations (void);
+
+GST_ZC_API
 guint64 gst_zc_memory_get_pinned_bytes (void);
 
 GST_ZC_API

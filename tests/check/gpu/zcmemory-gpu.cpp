@@ -316,6 +316,7 @@ GST_START_TEST (test_managed_memory_placement)
   cudaStream_t stream = (cudaStream_t) gst_zc_context_new_stream (ctx);
   zc::LutSet inv;
   lut_set (&inv, TRUE, 0);
+  const guint64 moved_before = gst_zc_memory_get_migrations ();
   fail_unless (gst_zc_memory_prepare_gpu (zmem, stream));
   enqueue_passes (zmem, bytes, inv, 1, stream);
   fail_unless (gst_zc_memory_set_gpu_fence (zmem, stream));
@@ -323,6 +324,9 @@ GST_START_TEST (test_managed_memory_placement)
   for (gsize i = 0; i < map.size; i += 4093)
     fail_unless_equals_int (map.data[i], 255 - (guint8) (i * 7));
   gst_memory_unmap (mem, &map);
+  /* what the library says it moved: to the GPU and back, or nothing */
+  fail_unless_equals_uint64 (gst_zc_memory_get_migrations () - moved_before,
+      migrates ? 2 : 0);
 
   const int preferred = range_attribute (zmem, bytes,
       cudaMemRangeAttributePreferredLocation);
