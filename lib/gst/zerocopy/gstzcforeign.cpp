@@ -174,8 +174,10 @@ gst_zc_recycled_new (void)
   return new GstZcRecycled;
 }
 
+#if GST_ZC_HAVE_CUDA
 /* The recycling record kept on foreign memory @mem (qdata, dropped with
- * it), made at its first use; @lock guards the lookup */
+ * it), made at its first use; @lock guards the lookup. Its callers are the
+ * CUDA backend's alone. */
 static GstZcRecycled *
 recycled_of (GstMemory * mem, std::mutex & lock)
 {
@@ -189,6 +191,7 @@ recycled_of (GstMemory * mem, std::mutex & lock)
   }
   return rec;
 }
+#endif
 
 /* The wrapper memory is freed, its GPU work done: what it held goes back */
 static void
