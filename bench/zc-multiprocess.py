@@ -118,8 +118,7 @@ def one_process(args):
 def producer(socket, frames, size, queue, staged):
     pipe = producer_pipeline(socket, frames, size, queue, staged)
     pipe.set_state(Gst.State.PLAYING)
-    pipe.get_bus().timed_pop_filtered(
-        600 * Gst.SECOND, Gst.MessageType.EOS | Gst.MessageType.ERROR)
+    played_to_eos(pipe, 600, "the producer did not finish")
     print(json.dumps({"copies": copies(pipe, "p")}), flush=True)
     pipe.set_state(Gst.State.NULL)
     return 0
@@ -152,7 +151,11 @@ def two_processes(args):
                             stdout=subprocess.PIPE, universal_newlines=True)
     wait_for(socket)
     fps, frames, c = timed(consumer_pipeline(socket, args), "c")
-    prod_copies = json.loads(prod.stdout.readline())["copies"]
+    line = prod.stdout.readline()
+    if not line:
+        raise SystemExit("the producer process failed (exit status %s)"
+                         % prod.wait(timeout=60))
+    prod_copies = json.loads(line)["copies"]
     prod.wait(timeout=60)
     os.rmdir(os.path.dirname(socket))
     return fps, frames, c + prod_copies
