@@ -1108,6 +1108,13 @@ run_once (const Case &c, const Pipeline &pl, const Options &o,
     bool wraps_sampled = false;
     guint64 wraps_at_warmup = 0, moved_at_warmup = 0;
     long received_at_warmup = 0;
+    /* frames every stream's sink has had so far */
+    auto received_all = [&] () {
+      long n = 0;
+      for (auto &t : streams)
+        n += t->received.load ();
+      return n;
+    };
     auto all_warm = [&] () {
       for (auto &t : streams)
         if (t->received.load () <= o.warmup)
@@ -1120,10 +1127,7 @@ run_once (const Case &c, const Pipeline &pl, const Options &o,
         GstMessage *m = gst_bus_timed_pop_filtered (
             bus, 100 * GST_MSECOND,
             (GstMessageType)(GST_MESSAGE_EOS | GST_MESSAGE_ERROR));
-        long got = 0;
-        for (auto &t : streams)
-          got += t->received.load ();
-        watch.frames (got, (long)total * (long)streams.size ());
+        watch.frames (received_all (), (long)total * (long)streams.size ());
         if (!sampled && s->received.load () > o.warmup) {
           sampled = true;
           sampled_threads = threads ();
@@ -1137,8 +1141,7 @@ run_once (const Case &c, const Pipeline &pl, const Options &o,
           wraps_sampled = true;
           wraps_at_warmup = gst_zc_wrapped_buffers_made ();
           moved_at_warmup = gst_zc_memory_get_migrations ();
-          for (auto &t : streams)
-            received_at_warmup += t->received.load ();
+          received_at_warmup = received_all ();
           guint64 reg = 0;
           for (auto &t : streams)
             upload_stats (t->pipeline, &copied_at_warmup,
@@ -1207,9 +1210,7 @@ run_once (const Case &c, const Pipeline &pl, const Options &o,
       r.threads = sampled_threads;
       if (wraps_sampled) {
         r.wraps_late = gst_zc_wrapped_buffers_made () - wraps_at_warmup;
-        long received = 0;
-        for (auto &t : streams)
-          received += t->received.load ();
+        const long received = received_all ();
         if (received > received_at_warmup)
           r.migrations = (double)(gst_zc_memory_get_migrations ()
                                   - moved_at_warmup)
