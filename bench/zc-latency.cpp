@@ -24,8 +24,10 @@
  * frame, threads, and the bytes gst-zerocopy's allocators hold, per stream.
  * A managed row says how many times a frame managed blocks were moved
  * between the host and the GPU after warm-up (gst_zc_memory_get_migrations():
- * 0 where managed memory stays on the host, 2 a frame a block prefetched);
- * the count is the process's, so with the cases at once it is the turn's.
+ * 0 where managed memory stays on the host, 2 a frame a block prefetched)
+ * and the process's page faults a frame: pages the driver moved to the GPU
+ * behind the advice fault back when the CPU maps them. Both counts are the
+ * process's, so with the cases at once they are the turn's.
  * --runs repeats each pipeline, interleaved with the others of its case;
  * the figures are medians over the runs with their range.
  *
@@ -885,6 +887,17 @@ cpu_seconds ()
          + (ru.ru_utime.tv_usec + ru.ru_stime.tv_usec) / 1e6;
 }
 
+/* The process's page faults so far, minor and major: where managed memory
+ * kept on the host was moved to the GPU by the driver behind the advice,
+ * each CPU map faults its pages back */
+guint64
+page_faults ()
+{
+  struct rusage ru;
+  getrusage (RUSAGE_SELF, &ru);
+  return (guint64)ru.ru_minflt + (guint64)ru.ru_majflt;
+}
+
 int
 threads ()
 {
@@ -918,6 +931,9 @@ struct Result
    * frame of the row's streams; counted for the whole process, so with
    * the cases at once the turn's other rows' moves are in it too */
   double migrations = NAN;
+  /* the process's page faults after warm-up, per frame of the row's
+   * streams (the turn's, with the cases at once) */
+  double page_faults = NAN;
   /* --stages: each element's push, median ms after the trip's start */
   std::vector<std::string> stage_names;
   std::vector<double> stage_med;
@@ -1106,7 +1122,7 @@ run_once (const Case &c, const Pipeline &pl, const Options &o,
      * stream is past its warm-up (a late starter's first frames are its
      * warm-up, not a wrap per frame) */
     bool wraps_sampled = false;
-    guint64 wraps_at_warmup = 0, moved_at_warmup = 0;
+    guint64 wraps_at_warmup = 0, moved_at_warmup = 0, faults_at_warmup = 0;
     long received_at_warmup = 0;
     /* frames every stream's sink has had so far */
     auto received_all = [&] () {
@@ -1141,6 +1157,7 @@ run_once (const Case &c, const Pipeline &pl, const Options &o,
           wraps_sampled = true;
           wraps_at_warmup = gst_zc_wrapped_buffers_made ();
           moved_at_warmup = gst_zc_memory_get_migrations ();
+          faults_at_warmup = page_faults ();
           received_at_warmup = received_all ();
           guint64 reg = 0;
           for (auto &t : streams)
@@ -1211,10 +1228,13 @@ run_once (const Case &c, const Pipeline &pl, const Options &o,
       if (wraps_sampled) {
         r.wraps_late = gst_zc_wrapped_buffers_made () - wraps_at_warmup;
         const long received = received_all ();
-        if (received > received_at_warmup)
+        if (received > received_at_warmup) {
+          const double frames = (double)(received - received_at_warmup);
           r.migrations = (double)(gst_zc_memory_get_migrations ()
                                   - moved_at_warmup)
-                         / (double)(received - received_at_warmup);
+                         / frames;
+          r.page_faults = (double)(page_faults () - faults_at_warmup) / frames;
+        }
       }
       const double mib = 1024.0 * 1024.0 * o.streams;
       r.pinned_mib = bytes[0] / mib;
@@ -1644,8 +1664,10 @@ run_case (const Case &c, const Reference &ref_before, const Options &o,
     if (!std::isnan (moved)
         && (moved > 0
             || c.pipelines[p].label.find ("managed") != std::string::npos)) {
+      const double faults = median_of_runs (all[p], &Result::page_faults);
       snprintf (line, sizeof line, " (managed memory moved between host and "
-                "GPU %.2f times a frame%s)", moved,
+                "GPU %.2f times a frame, %.0f CPU page faults a frame%s)",
+                moved, faults,
                 o.cases_at_once ? ", the turn's rows together" : "");
       late += line;
     }
