@@ -21,16 +21,26 @@ hits (GstZcFaultPath path, int n)
   return s;
 }
 
+/* The next @n calls of @path fail as @expected says. (The string is kept in
+ * a variable: fail_unless_equals_string() copies the pointers it is given
+ * into variables of its own and compares them in a later statement, after
+ * a temporary string would be gone.) */
+#define fail_unless_hits(path, n, expected)                      \
+  G_STMT_START {                                                 \
+    const std::string got_ = hits (path, n);                     \
+    fail_unless_equals_string (got_.c_str (), expected);         \
+  } G_STMT_END
+
 /* First: the environment is read once, at the first use of the switch */
 GST_START_TEST (test_environment_arms_the_switch)
 {
   g_setenv ("GST_ZC_FAULTS", "stream:2, launch:1+", TRUE);
-  fail_unless_equals_string (hits (GST_ZC_FAULT_STREAM, 4).c_str (), "0100");
-  fail_unless_equals_string (hits (GST_ZC_FAULT_LAUNCH, 3).c_str (), "111");
-  fail_unless_equals_string (hits (GST_ZC_FAULT_EVENT, 3).c_str (), "000");
+  fail_unless_hits (GST_ZC_FAULT_STREAM, 4, "0100");
+  fail_unless_hits (GST_ZC_FAULT_LAUNCH, 3, "111");
+  fail_unless_hits (GST_ZC_FAULT_EVENT, 3, "000");
   g_unsetenv ("GST_ZC_FAULTS");
   fail_unless (gst_zc_fault_set (NULL));
-  fail_unless_equals_string (hits (GST_ZC_FAULT_LAUNCH, 2).c_str (), "00");
+  fail_unless_hits (GST_ZC_FAULT_LAUNCH, 2, "00");
 }
 
 GST_END_TEST;
@@ -38,12 +48,10 @@ GST_END_TEST;
 GST_START_TEST (test_nth_call_fails_once)
 {
   fail_unless (gst_zc_fault_set ("host-alloc:3"));
-  fail_unless_equals_string (hits (GST_ZC_FAULT_HOST_ALLOC, 6).c_str (),
-      "001000");
+  fail_unless_hits (GST_ZC_FAULT_HOST_ALLOC, 6, "001000");
   /* the count starts again when the switch is set again */
   fail_unless (gst_zc_fault_set ("host-alloc:1"));
-  fail_unless_equals_string (hits (GST_ZC_FAULT_HOST_ALLOC, 3).c_str (),
-      "100");
+  fail_unless_hits (GST_ZC_FAULT_HOST_ALLOC, 3, "100");
   fail_unless (gst_zc_fault_set (""));
 }
 
@@ -52,8 +60,7 @@ GST_END_TEST;
 GST_START_TEST (test_plus_fails_every_call_from_nth_on)
 {
   fail_unless (gst_zc_fault_set ("device-alloc:2+"));
-  fail_unless_equals_string (hits (GST_ZC_FAULT_DEVICE_ALLOC, 5).c_str (),
-      "01111");
+  fail_unless_hits (GST_ZC_FAULT_DEVICE_ALLOC, 5, "01111");
   fail_unless (gst_zc_fault_set (NULL));
 }
 
