@@ -277,14 +277,27 @@ fi
 # ---------------------------------------------------------------------------
 # The suites
 # ---------------------------------------------------------------------------
-# The Python tests (the GObject-introspection one, the gstzc module's) run
-# python3, which is not instrumented, so the runtime must be preloaded into
-# it ("ASan runtime does not come first" otherwise). They run on their own,
-# through a wrapper that does that, with leak reports off: python3 leaves
-# its own allocations at exit. Every other test runs as it is.
-is_python_test() { [[ $1 == libs/gstzc-gi || $1 == python/* ]]; }
+# The tests whose program is not one of the build's (python3 for the
+# GObject-introspection, gstzc and example tests, the docs' runner and its
+# gst-launch-1.0 children, sh for the multi-process example) load the
+# instrumented plugin into a program that is not instrumented, so the
+# runtime must be preloaded into it ("ASan runtime does not come first"
+# otherwise). They run on their own, through a wrapper that does that, with
+# leak reports off: python3 leaves its own allocations at exit. Every other
+# test runs as it is. Which is which comes from the test's command, as
+# meson introspect lists it: a program of the build, or a wrapper script
+# (with-xvfb.sh) given one, is instrumented.
 py_tests=()
 if [[ $mode == address ]]; then
+  mapfile -t uninstrumented < <(meson introspect --tests "$build" |
+    python3 -c 'import json, os, sys
+build = os.path.realpath(sys.argv[1]) + os.sep
+def ours(path):
+    p = os.path.realpath(os.path.join(build, path))
+    return p.startswith(build) and os.access(p, os.X_OK) and ".so" not in p
+for t in json.load(sys.stdin):
+    if not any(ours(c) for c in t["cmd"][:2]):
+        print(t["name"])' "$build")
   if ((${#test_args[@]} == 0)); then
     mapfile -t all_tests < <(meson test -C "$build" --no-rebuild --list 2>/dev/null |
       sed -n 's|^.* / ||p')
@@ -293,7 +306,7 @@ if [[ $mode == address ]]; then
   fi
   test_args=()
   for t in "${all_tests[@]}"; do
-    if is_python_test "$t"; then py_tests+=("$t"); else test_args+=("$t"); fi
+    if [[ " ${uninstrumented[*]} " == *" $t "* ]]; then py_tests+=("$t"); else test_args+=("$t"); fi
   done
 fi
 start=$SECONDS
