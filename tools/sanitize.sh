@@ -287,7 +287,7 @@ fi
 # test runs as it is. Which is which comes from the test's command, as
 # meson introspect lists it: a program of the build, or a wrapper script
 # (with-xvfb.sh) given one, is instrumented.
-py_tests=()
+preload_tests=()
 if [[ $mode == address ]]; then
   mapfile -t uninstrumented < <(meson introspect --tests "$build" |
     python3 -c 'import json, os, sys
@@ -306,23 +306,23 @@ for t in json.load(sys.stdin):
   fi
   test_args=()
   for t in "${all_tests[@]}"; do
-    if [[ " ${uninstrumented[*]} " == *" $t "* ]]; then py_tests+=("$t"); else test_args+=("$t"); fi
+    if [[ " ${uninstrumented[*]} " == *" $t "* ]]; then preload_tests+=("$t"); else test_args+=("$t"); fi
   done
 fi
 start=$SECONDS
 status=0
-if ((${#test_args[@]})) || ((${#py_tests[@]} == 0)); then
+if ((${#test_args[@]})) || ((${#preload_tests[@]} == 0)); then
   echo "==> Testing ($mode sanitizer): meson test -C $build --print-errorlogs" \
     "--timeout-multiplier 3 ${test_args[*]}"
   "${run_env[@]}" meson test -C "$build" --no-rebuild --print-errorlogs \
     --timeout-multiplier 3 "${test_args[@]}" || status=$?
 fi
-if ((${#py_tests[@]})); then
-  echo "==> Testing ${py_tests[*]} with $runtime preloaded, leak reports off"
+if ((${#preload_tests[@]})); then
+  echo "==> Testing ${preload_tests[*]} with $runtime preloaded, leak reports off"
   meson test -C "$build" --no-rebuild --print-errorlogs \
     --logbase testlog-python --timeout-multiplier 3 \
     --wrapper "env LD_PRELOAD=$runtime ASAN_OPTIONS=${ASAN_OPTIONS}:detect_leaks=0" \
-    "${py_tests[@]}" || status=$?
+    "${preload_tests[@]}" || status=$?
 fi
 elapsed=$((SECONDS - start))
 if ((status == 0)); then
