@@ -113,6 +113,18 @@ intern (Trace &t, const char *name)
   return i;
 }
 
+/* What kernel, copy and memset records have alike: where and when the GPU
+ * ran them */
+template <typename A>
+void
+take_span (Record &r, const A *a)
+{
+  r.context = a->contextId;
+  r.stream = a->streamId;
+  r.start = a->start;
+  r.end = a->end;
+}
+
 void CUPTIAPI
 buffer_completed (CUcontext ctx, uint32_t stream, uint8_t *buffer, size_t,
                   size_t valid)
@@ -127,10 +139,7 @@ buffer_completed (CUcontext ctx, uint32_t stream, uint8_t *buffer, size_t,
     case CUPTI_ACTIVITY_KIND_CONCURRENT_KERNEL: {
       auto *k = reinterpret_cast<CUpti_ActivityKernel10 *> (a);
       r.kind = Kind::KERNEL;
-      r.context = k->contextId;
-      r.stream = k->streamId;
-      r.start = k->start;
-      r.end = k->end;
+      take_span (r, k);
       r.queued = k->queued == CUPTI_TIMESTAMP_UNKNOWN ? 0 : k->queued;
       r.submitted = k->submitted == CUPTI_TIMESTAMP_UNKNOWN ? 0 : k->submitted;
       r.name = intern (t, k->name);
@@ -140,20 +149,14 @@ buffer_completed (CUcontext ctx, uint32_t stream, uint8_t *buffer, size_t,
       auto *m = reinterpret_cast<CUpti_ActivityMemcpy6 *> (a);
       r.kind = Kind::MEMCPY;
       r.sub = m->copyKind;
-      r.context = m->contextId;
-      r.stream = m->streamId;
-      r.start = m->start;
-      r.end = m->end;
+      take_span (r, m);
       r.value = m->bytes;
       break;
     }
     case CUPTI_ACTIVITY_KIND_MEMSET: {
       auto *m = reinterpret_cast<CUpti_ActivityMemset4 *> (a);
       r.kind = Kind::MEMSET;
-      r.context = m->contextId;
-      r.stream = m->streamId;
-      r.start = m->start;
-      r.end = m->end;
+      take_span (r, m);
       r.value = m->bytes;
       break;
     }
@@ -194,11 +197,12 @@ copy_kind (uint8_t k)
 const char *const kUmNames[] = { "unknown", "bytes-htod", "bytes-dtoh",
   "cpu-page-fault", "gpu-page-fault", "thrashing", "throttling",
   "remote-map", "bytes-dtod" };
+constexpr size_t kUmKinds = sizeof kUmNames / sizeof kUmNames[0];
 
 const char *
 um_kind (uint8_t k)
 {
-  return k < sizeof kUmNames / sizeof kUmNames[0] ? kUmNames[k] : "other";
+  return k < kUmKinds ? kUmNames[k] : "other";
 }
 
 /* The CSV and the summary, once: at exit, after the last flush */
@@ -224,8 +228,8 @@ write_out ()
   std::sort (t.records.begin (), t.records.end (),
              [] (const Record &a, const Record &b) { return a.start < b.start; });
   std::map<uint32_t, std::pair<size_t, uint64_t>> per_context; /* n, ns */
-  uint64_t um_sum[sizeof kUmNames / sizeof kUmNames[0]] = {};
-  size_t um_n[sizeof kUmNames / sizeof kUmNames[0]] = {};
+  uint64_t um_sum[kUmKinds] = {};
+  size_t um_n[kUmKinds] = {};
   for (const Record &r : t.records) {
     switch (r.kind) {
     case Kind::KERNEL:
@@ -244,7 +248,7 @@ write_out ()
       fprintf (f, "um-%s,%" PRIu64 ",%" PRIu64 ",0,0,0,0,%" PRIu64
                   ",0x%" PRIx64 "\n", um_kind (r.sub), r.start, r.end,
                r.value, r.address);
-      if (r.sub < sizeof kUmNames / sizeof kUmNames[0]) {
+      if (r.sub < kUmKinds) {
         um_sum[r.sub] += r.value;
         um_n[r.sub]++;
       }
@@ -264,7 +268,7 @@ write_out ()
     fprintf (stderr, "zc-gputrace:   context %u: %zu kernels, copies and "
                      "memsets, %.3f ms of GPU time\n", c.first,
              c.second.first, c.second.second / 1e6);
-  for (size_t k = 1; k < sizeof kUmNames / sizeof kUmNames[0]; k++)
+  for (size_t k = 1; k < kUmKinds; k++)
     if (um_n[k])
       fprintf (stderr, "zc-gputrace:   unified memory %s: %zu events, "
                        "value %" PRIu64 "\n", kUmNames[k], um_n[k], um_sum[k]);
