@@ -320,7 +320,7 @@ fi
 if ((${#preload_tests[@]})); then
   echo "==> Testing ${preload_tests[*]} with $runtime preloaded, leak reports off"
   meson test -C "$build" --no-rebuild --print-errorlogs \
-    --logbase testlog-python --timeout-multiplier 3 \
+    --logbase testlog-preload --timeout-multiplier 3 \
     --wrapper "env LD_PRELOAD=$runtime ASAN_OPTIONS=${ASAN_OPTIONS}:detect_leaks=0" \
     "${preload_tests[@]}" || status=$?
 fi
