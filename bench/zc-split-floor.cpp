@@ -31,7 +31,8 @@
  * every slot's frame is checked: the inverted conversion of the input.
  *
  *   zc-split-floor [--frames N] [--runs N] [--size WxH] [--depth K]
- *                  [--serial]
+ *                  [--serial] [--only one|two|serial]
+ * --only runs that mode alone (to trace it: bench/gputrace.py).
  * Exits 77 without a GPU, 1 on a CUDA error, a failed half or wrong bytes.
  */
 #include "zc-limits.h"
@@ -76,6 +77,7 @@ struct Options
   int width = 1920, height = 1080;
   int depth = 8;
   bool serial = false;
+  std::string only;
 };
 
 /* Where slot i's frames are in the memfd: its NV12 input, then its RGBA
@@ -525,7 +527,7 @@ int
 usage ()
 {
   fprintf (stderr, "usage: zc-split-floor [--frames N] [--runs N] [--size WxH] "
-                   "[--depth K] [--serial]\n");
+                   "[--depth K] [--serial] [--only one|two|serial]\n");
   return 2;
 }
 
@@ -552,12 +554,19 @@ producer_main (int fd, int in_fd, int out_fd, const Options &o)
   return 1;
 }
 
-void
-print_row (const char *name, std::vector<double> fps)
+double
+median (std::vector<double> v)
 {
-  std::sort (fps.begin (), fps.end ());
-  printf ("%-26s %9.1f fps (%.1f-%.1f)\n", name, fps[fps.size () / 2],
-          fps.front (), fps.back ());
+  std::sort (v.begin (), v.end ());
+  return v[v.size () / 2];
+}
+
+void
+print_row (const char *name, const std::vector<double> &fps)
+{
+  printf ("%-26s %9.1f fps (%.1f-%.1f)\n", name, median (fps),
+          *std::min_element (fps.begin (), fps.end ()),
+          *std::max_element (fps.begin (), fps.end ()));
 }
 
 } // namespace
@@ -581,6 +590,8 @@ main (int argc, char **argv)
         return usage ();
     } else if (a == "--serial")
       o.serial = true;
+    else if (a == "--only" && has_value)
+      o.only = argv[++i];
     else if (a == "--producer-half" && i + 3 < argc) {
       for (int &fd : half_fds)
         fd = atoi (argv[++i]);
@@ -589,7 +600,9 @@ main (int argc, char **argv)
   }
   /* every slot carries a frame, so that every slot's bytes are checked */
   if (o.frames < 2 || o.runs < 1 || o.depth < 1 || o.depth > 64
-      || o.frames < o.depth)
+      || o.frames < o.depth
+      || !(o.only.empty () || o.only == "one" || o.only == "two"
+           || o.only == "serial"))
     return usage ();
   /* a half that went away must not kill the other with SIGPIPE */
   signal (SIGPIPE, SIG_IGN);
@@ -620,6 +633,10 @@ main (int argc, char **argv)
   std::vector<Mode> modes = { Mode::One, Mode::Two };
   if (o.serial)
     modes.push_back (Mode::Serial);
+  if (!o.only.empty ())
+    modes = { o.only == "one"   ? Mode::One
+              : o.only == "two" ? Mode::Two
+                                : Mode::Serial };
   std::vector<std::vector<double>> fps (modes.size ());
   for (int r = 0; r < o.runs; r++) {
     for (size_t m = 0; m < modes.size (); m++) {
@@ -638,10 +655,8 @@ main (int argc, char **argv)
   printf ("median (range) of %d runs, frames checked after each:\n", o.runs);
   for (size_t m = 0; m < modes.size (); m++)
     print_row (mode_name (modes[m]), fps[m]);
-  std::vector<double> one = fps[0], two = fps[1];
-  std::sort (one.begin (), one.end ());
-  std::sort (two.begin (), two.end ());
-  printf ("two processes / one process: %.2fx\n",
-          two[two.size () / 2] / one[one.size () / 2]);
+  if (modes.size () > 1)
+    printf ("two processes / one process: %.2fx\n",
+            median (fps[1]) / median (fps[0]));
   return 0;
 }
