@@ -31,7 +31,10 @@
  * every slot's frame is checked: the inverted conversion of the input.
  *
  *   zc-split-floor [--frames N] [--runs N] [--size WxH] [--depth K]
- *                  [--serial] [--only one|two|serial]
+ *                  [--batch B] [--serial] [--only one|two|serial]
+ * --batch hands frames on B at a time (each half's waiting thread writes
+ * them once B are done), so that each half gets B frames' work queued at
+ * once: whether longer turns of each context close the gap. K >= 2 B.
  * --only runs that mode alone (to trace it: bench/gputrace.py).
  * Exits 77 without a GPU, 1 on a CUDA error, a failed half or wrong bytes.
  */
@@ -76,6 +79,7 @@ struct Options
   int runs = 3;
   int width = 1920, height = 1080;
   int depth = 8;
+  int batch = 1;
   bool serial = false;
   std::string only;
 };
@@ -200,14 +204,21 @@ read_slot (int fd, int *slot)
   return n == (ssize_t)sizeof *slot && *slot >= 0;
 }
 
+/* @n slots in one write (at most 64: below PIPE_BUF, so never split) */
+bool
+write_slots (int fd, const int *slots, int n)
+{
+  ssize_t r;
+  do
+    r = write (fd, slots, sizeof *slots * n);
+  while (r < 0 && errno == EINTR);
+  return r == (ssize_t)(sizeof *slots * n);
+}
+
 bool
 write_slot (int fd, int slot)
 {
-  ssize_t n;
-  do
-    n = write (fd, &slot, sizeof slot);
-  while (n < 0 && errno == EINTR);
-  return n == (ssize_t)sizeof slot;
+  return write_slots (fd, &slot, 1);
 }
 
 /* The slots a half's launching thread hands to its waiting thread */
@@ -237,13 +248,14 @@ private:
 
 /* One half of the chain: reads a slot from @in_fd, queues its GPU work on
  * its stream, and from a second thread writes the slot to @out_fd once the
- * work is done, @frames times. @stream: a stream to share (--serial) or
+ * work is done, @frames times, @batch slots at a time (one write, the
+ * last ones possibly fewer). @stream: a stream to share (--serial) or
  * nullptr for one of its own. @done_at: when each frame's work was seen
  * done (the consumer's figures). On failure writes -1 to @out_fd, so that
  * the other half stops too, and returns false with *why set. */
 bool
 run_half (bool producer, const Layout &l, uint8_t *dev, int in_fd,
-          int out_fd, int frames, cudaStream_t stream,
+          int out_fd, int frames, int batch, cudaStream_t stream,
           std::vector<Clock::time_point> *done_at, std::string *why)
 {
   HalfGpu gpu (l.depth);
@@ -272,6 +284,8 @@ run_half (bool producer, const Layout &l, uint8_t *dev, int in_fd,
   SlotQueue queue;
   std::string wait_why;
   std::thread waiter ([&] {
+    int done[64];
+    int n_done = 0;
     for (int n = 0; n < frames; n++) {
       const int slot = queue.pop ();
       if (slot < 0)
@@ -285,10 +299,14 @@ run_half (bool producer, const Layout &l, uint8_t *dev, int in_fd,
       }
       if (done_at)
         done_at->push_back (Clock::now ());
-      if (!write_slot (out_fd, slot)) {
+      done[n_done++] = slot;
+      if (n_done < batch && n + 1 < frames)
+        continue;
+      if (!write_slots (out_fd, done, n_done)) {
         wait_why = "the other half went away";
         return;
       }
+      n_done = 0;
     }
   });
 
@@ -449,7 +467,8 @@ run_once (Mode mode, const Options &o, const char *self, uint8_t grey,
           std::to_string (back.fd[0]), std::to_string (ready.fd[1]),
           "--frames", std::to_string (o.frames), "--size",
           std::to_string (o.width) + "x" + std::to_string (o.height),
-          "--depth", std::to_string (o.depth)
+          "--depth", std::to_string (o.depth), "--batch",
+          std::to_string (o.batch)
         };
         std::vector<char *> argv;
         for (auto &a : args)
@@ -473,14 +492,16 @@ run_once (Mode mode, const Options &o, const char *self, uint8_t grey,
         } else {
           producer = std::thread ([&] {
             producer_ok = run_half (true, l, frames.dev (), back.fd[0],
-                                    ready.fd[1], o.frames, shared, nullptr,
+                                    ready.fd[1], o.frames, o.batch, shared,
+                                    nullptr,
                                     &producer_why);
           });
         }
       }
       bool consumer_ok = producer_ok
                          && run_half (false, l, frames.dev (), ready.fd[0],
-                                      back.fd[1], o.frames, shared, &done,
+                                      back.fd[1], o.frames, o.batch, shared,
+                                      &done,
                                       &consumer_why);
       if (producer.joinable ())
         producer.join ();
@@ -527,7 +548,8 @@ int
 usage ()
 {
   fprintf (stderr, "usage: zc-split-floor [--frames N] [--runs N] [--size WxH] "
-                   "[--depth K] [--serial] [--only one|two|serial]\n");
+                   "[--depth K] [--batch B] [--serial] [--only one|two|serial]\n"
+                   "  (K at least 2 B, at most 64)\n");
   return 2;
 }
 
@@ -545,8 +567,8 @@ producer_main (int fd, int in_fd, int out_fd, const Options &o)
   SharedFrames frames (fd, l);
   std::string why = frames.why ();
   if (why.empty ()
-      && run_half (true, l, frames.dev (), in_fd, out_fd, o.frames, nullptr,
-                   nullptr, &why))
+      && run_half (true, l, frames.dev (), in_fd, out_fd, o.frames, o.batch,
+                   nullptr, nullptr, &why))
     return 0;
   if (!frames.why ().empty ())
     write_slot (out_fd, -1);
@@ -590,6 +612,8 @@ main (int argc, char **argv)
         return usage ();
     } else if (a == "--serial")
       o.serial = true;
+    else if (a == "--batch" && has_value)
+      o.batch = atoi (argv[++i]);
     else if (a == "--only" && has_value)
       o.only = argv[++i];
     else if (a == "--producer-half" && i + 3 < argc) {
@@ -600,7 +624,7 @@ main (int argc, char **argv)
   }
   /* every slot carries a frame, so that every slot's bytes are checked */
   if (o.frames < 2 || o.runs < 1 || o.depth < 1 || o.depth > 64
-      || o.frames < o.depth
+      || o.frames < o.depth || o.batch < 1 || o.depth < 2 * o.batch
       || !(o.only.empty () || o.only == "one" || o.only == "two"
            || o.only == "serial"))
     return usage ();
@@ -628,8 +652,9 @@ main (int argc, char **argv)
   self[n] = '\0';
 
   printf ("%s, NV12 %dx%d to RGBA then inverted, on mapped memory in a "
-          "memfd, %d frames in flight, %d frames a run\n",
-          name.c_str (), o.width, o.height, o.depth, o.frames);
+          "memfd, %d frames in flight, handed on %d at a time, %d frames a "
+          "run\n",
+          name.c_str (), o.width, o.height, o.depth, o.batch, o.frames);
   std::vector<Mode> modes = { Mode::One, Mode::Two };
   if (o.serial)
     modes.push_back (Mode::Serial);
