@@ -10,9 +10,11 @@
  *  - the frames live in one memfd, mapped and registered with CUDA (mapped
  *    pinned memory) by each process that uses them, as the split chain's
  *    pool memory is;
- *  - a producer half converts each NV12 frame to RGBA (zcfilter's
- *    conversion kernel, on the mapped frames), a consumer half inverts the
- *    RGBA frame in place (zcfilter's table kernel);
+ *  - a producer half converts each NV12 frame to RGBA as zcfilter does
+ *    between mapped frames (the input staged in device memory by the copy
+ *    engines, on a stream of their own; the conversion kernel writing the
+ *    mapped output), a consumer half inverts the RGBA frame in place
+ *    (zcfilter's table kernel on mapped memory);
  *  - each half launches on a CUDA stream of its own and hands each frame
  *    on from a second thread once its GPU work is done (as zcdownload
  *    behind a queue does); frames go from producer to consumer, and back
@@ -84,6 +86,12 @@ struct Options
   std::string only;
 };
 
+constexpr size_t
+page_round (size_t bytes)
+{
+  return (bytes + 4095) / 4096 * 4096;
+}
+
 /* Where slot i's frames are in the memfd: its NV12 input, then its RGBA
  * output, each at a page boundary */
 struct Layout
@@ -91,19 +99,17 @@ struct Layout
   int width = 0, height = 0, depth = 0;
   size_t nv12_bytes = 0, rgba_bytes = 0, slot_bytes = 0;
 
-  Layout (int w, int h, int k) : width (w), height (h), depth (k)
+  Layout (int w, int h, int k)
+      : width (w), height (h), depth (k), nv12_bytes ((size_t)w * h * 3 / 2),
+        rgba_bytes ((size_t)w * h * 4),
+        slot_bytes (page_round (nv12_bytes) + page_round (rgba_bytes))
   {
-    const size_t page = 4096;
-    nv12_bytes = (size_t)w * h * 3 / 2;
-    rgba_bytes = (size_t)w * h * 4;
-    slot_bytes = (nv12_bytes + page - 1) / page * page
-                 + (rgba_bytes + page - 1) / page * page;
   }
   size_t total () const { return slot_bytes * depth; }
   size_t nv12_at (int slot) const { return slot_bytes * slot; }
   size_t rgba_at (int slot) const
   {
-    return nv12_at (slot) + slot_bytes - (rgba_bytes + 4095) / 4096 * 4096;
+    return nv12_at (slot) + page_round (nv12_bytes);
   }
 };
 
@@ -153,25 +159,43 @@ private:
   std::string why_;
 };
 
-/* A CUDA stream and one event a slot, destroyed with the object */
+/* A half's CUDA objects, destroyed with it: its stream and one event a
+ * slot; with @stage_bytes, what zcfilter stages a mapped NV12 input with
+ * (lib/gst/zerocopy/gstzcgpupasses.cpp): a stream for the copy engines,
+ * two device frames used in turn, and for each an event when it is staged
+ * and one when the kernel has read it */
 class HalfGpu
 {
 public:
-  explicit HalfGpu (int depth) : events_ (depth, nullptr)
+  HalfGpu (int depth, size_t stage_bytes) : events_ (depth, nullptr)
   {
-    if (!ok (cudaStreamCreateWithFlags (&stream_, cudaStreamNonBlocking),
-             "cudaStreamCreateWithFlags"))
+    if (!new_stream (&stream_))
       return;
     for (auto &e : events_)
-      if (!ok (cudaEventCreateWithFlags (&e, cudaEventDisableTiming),
-               "cudaEventCreateWithFlags"))
+      if (!new_event (&e))
+        return;
+    if (!stage_bytes || !new_stream (&stager_))
+      return;
+    for (int k = 0; k < 2; k++)
+      if (!ok (cudaMalloc ((void **)&stage_[k], stage_bytes), "cudaMalloc")
+          || !new_event (&staged_[k]) || !new_event (&consumed_[k]))
         return;
   }
   ~HalfGpu ()
   {
+    for (int k = 0; k < 2; k++) {
+      if (stage_[k])
+        cudaFree (stage_[k]);
+      if (staged_[k])
+        cudaEventDestroy (staged_[k]);
+      if (consumed_[k])
+        cudaEventDestroy (consumed_[k]);
+    }
     for (auto e : events_)
       if (e)
         cudaEventDestroy (e);
+    if (stager_)
+      cudaStreamDestroy (stager_);
     if (stream_)
       cudaStreamDestroy (stream_);
   }
@@ -188,9 +212,42 @@ public:
   cudaStream_t stream () const { return stream_; }
   cudaEvent_t event (int slot) const { return events_[slot]; }
 
+  /* Queues the copy of @bytes at @src into staged frame @k (after the
+   * kernel that last read it) and orders @s after the copy */
+  bool stage (int k, const uint8_t *src, size_t bytes, cudaStream_t s)
+  {
+    return ok (cudaStreamWaitEvent (stager_, consumed_[k], 0),
+               "cudaStreamWaitEvent")
+           && ok (cudaMemcpyAsync (stage_[k], src, bytes, cudaMemcpyDefault,
+                                   stager_),
+                  "cudaMemcpyAsync")
+           && ok (cudaEventRecord (staged_[k], stager_), "cudaEventRecord")
+           && ok (cudaStreamWaitEvent (s, staged_[k], 0), "cudaStreamWaitEvent");
+  }
+  /* Staged frame @k is free again once the work queued on @s is done */
+  bool consumed (int k, cudaStream_t s)
+  {
+    return ok (cudaEventRecord (consumed_[k], s), "cudaEventRecord");
+  }
+  uint8_t *staged_frame (int k) const { return stage_[k]; }
+
 private:
-  cudaStream_t stream_ = nullptr;
+  bool new_stream (cudaStream_t *s)
+  {
+    return ok (cudaStreamCreateWithFlags (s, cudaStreamNonBlocking),
+               "cudaStreamCreateWithFlags");
+  }
+  bool new_event (cudaEvent_t *e)
+  {
+    return ok (cudaEventCreateWithFlags (e, cudaEventDisableTiming),
+               "cudaEventCreateWithFlags");
+  }
+
+  cudaStream_t stream_ = nullptr, stager_ = nullptr;
   std::vector<cudaEvent_t> events_;
+  uint8_t *stage_[2] = { nullptr, nullptr };
+  cudaEvent_t staged_[2] = { nullptr, nullptr };
+  cudaEvent_t consumed_[2] = { nullptr, nullptr };
   std::string why_;
 };
 
@@ -258,7 +315,7 @@ run_half (bool producer, const Layout &l, uint8_t *dev, int in_fd,
           int out_fd, int frames, int batch, cudaStream_t stream,
           std::vector<Clock::time_point> *done_at, std::string *why)
 {
-  HalfGpu gpu (l.depth);
+  HalfGpu gpu (l.depth, producer ? l.nv12_bytes : 0);
   if (!gpu.why ().empty ()) {
     *why = gpu.why ();
     write_slot (out_fd, -1);
@@ -273,7 +330,7 @@ run_half (bool producer, const Layout &l, uint8_t *dev, int in_fd,
   in.height = out.height = l.height;
   in.strides[0] = in.strides[1] = (size_t)l.width;
   out.strides[0] = (size_t)l.width * 4;
-  in.over_bus = out.over_bus = true;
+  out.over_bus = true; /* the input is read from its staged copy */
   zc::ConvertParams params;
   params.sampling = zc::Sampling::Bilinear;
   zc::LutSet luts;
@@ -320,10 +377,13 @@ run_half (bool producer, const Layout &l, uint8_t *dev, int in_fd,
     }
     uint8_t *rgba = dev + l.rgba_at (slot);
     if (producer) {
-      in.planes[0] = dev + l.nv12_at (slot);
+      const int k = n % 2;
+      in.planes[0] = gpu.staged_frame (k);
       in.planes[1] = in.planes[0] + (size_t)l.width * l.height;
       out.planes[0] = rgba;
-      ok = gpu.ok (zc::convert_cuda (in, out, params, s), "convert_cuda");
+      ok = gpu.stage (k, dev + l.nv12_at (slot), l.nv12_bytes, s)
+           && gpu.ok (zc::convert_cuda (in, out, params, s), "convert_cuda")
+           && gpu.consumed (k, s);
     } else {
       const zc::PlaneJob job{ rgba, rgba, (size_t)l.width * 4,
                               (size_t)l.width * 4, (uint32_t)l.width * 4,
