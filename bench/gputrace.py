@@ -172,6 +172,11 @@ def main():
     ap.add_argument("--skip-ms", type=float, default=0.0)
     ap.add_argument("files", nargs="+")
     args = ap.parse_args()
+    missing = [f for f in args.files if not os.path.isfile(f)]
+    if missing:
+        sys.exit("gputrace.py: no trace file %s (was the process run with "
+                 "CUDA_INJECTION64_PATH set to libzc-gputrace.so, on a GPU?)"
+                 % missing[0])
     sys.stdout.write(summary(args.files, args.skip_ms))
 
 
