@@ -553,8 +553,7 @@ run_once (Mode mode, const Options &o, const char *self, uint8_t grey,
           producer = std::thread ([&] {
             producer_ok = run_half (true, l, frames.dev (), back.fd[0],
                                     ready.fd[1], o.frames, o.batch, shared,
-                                    nullptr,
-                                    &producer_why);
+                                    nullptr, &producer_why);
           });
         }
       }
