@@ -135,7 +135,8 @@ public:
     void *dev = nullptr;
     e = cudaHostGetDevicePointer (&dev, host_, 0);
     if (e != cudaSuccess)
-      why_ = std::string ("cudaHostGetDevicePointer: ") + cudaGetErrorString (e);
+      why_
+          = std::string ("cudaHostGetDevicePointer: ") + cudaGetErrorString (e);
     dev_ = (uint8_t *)dev;
   }
   ~SharedFrames ()
@@ -222,7 +223,8 @@ public:
                                    stager_),
                   "cudaMemcpyAsync")
            && ok (cudaEventRecord (staged_[k], stager_), "cudaEventRecord")
-           && ok (cudaStreamWaitEvent (s, staged_[k], 0), "cudaStreamWaitEvent");
+           && ok (cudaStreamWaitEvent (s, staged_[k], 0),
+                  "cudaStreamWaitEvent");
   }
   /* Staged frame @k is free again once the work queued on @s is done */
   bool consumed (int k, cudaStream_t s)
@@ -311,8 +313,8 @@ private:
  * done (the consumer's figures). On failure writes -1 to @out_fd, so that
  * the other half stops too, and returns false with *why set. */
 bool
-run_half (bool producer, const Layout &l, uint8_t *dev, int in_fd,
-          int out_fd, int frames, int batch, cudaStream_t stream,
+run_half (bool producer, const Layout &l, uint8_t *dev, int in_fd, int out_fd,
+          int frames, int batch, cudaStream_t stream,
           std::vector<Clock::time_point> *done_at, std::string *why)
 {
   HalfGpu gpu (l.depth, producer ? l.nv12_bytes : 0);
@@ -349,8 +351,8 @@ run_half (bool producer, const Layout &l, uint8_t *dev, int in_fd,
         break;
       cudaError_t e = cudaEventSynchronize (gpu.event (slot));
       if (e != cudaSuccess) {
-        wait_why = std::string ("cudaEventSynchronize: ")
-                   + cudaGetErrorString (e);
+        wait_why
+            = std::string ("cudaEventSynchronize: ") + cudaGetErrorString (e);
         write_slot (out_fd, -1);
         return;
       }
@@ -385,12 +387,16 @@ run_half (bool producer, const Layout &l, uint8_t *dev, int in_fd,
            && gpu.ok (zc::convert_cuda (in, out, params, s), "convert_cuda")
            && gpu.consumed (k, s);
     } else {
-      const zc::PlaneJob job{ rgba, rgba, (size_t)l.width * 4,
-                              (size_t)l.width * 4, (uint32_t)l.width * 4,
+      const zc::PlaneJob job{ rgba,
+                              rgba,
+                              (size_t)l.width * 4,
+                              (size_t)l.width * 4,
+                              (uint32_t)l.width * 4,
                               (uint32_t)l.height };
       ok = gpu.ok (zc::apply_lut_cuda (job, luts, s), "apply_lut_cuda");
     }
-    ok = ok && gpu.ok (cudaEventRecord (gpu.event (slot), s), "cudaEventRecord");
+    ok = ok
+         && gpu.ok (cudaEventRecord (gpu.event (slot), s), "cudaEventRecord");
     if (ok)
       queue.push (slot);
     else if (why->empty ())
@@ -479,8 +485,9 @@ enum class Mode { One, Two, Serial };
 const char *
 mode_name (Mode m)
 {
-  return m == Mode::One ? "one process" : m == Mode::Two ? "two processes"
-                                                          : "one process, one stream";
+  return m == Mode::One   ? "one process"
+         : m == Mode::Two ? "two processes"
+                          : "one process, one stream";
 }
 
 /* One run of @mode: frames a second at the consumer, or a negative value
@@ -522,14 +529,20 @@ run_once (Mode mode, const Options &o, const char *self, uint8_t grey,
       std::thread producer;
       cudaStream_t shared = nullptr;
       if (mode == Mode::Two) {
-        const std::string args[] = {
-          self, "--producer-half", std::to_string (fd),
-          std::to_string (back.fd[0]), std::to_string (ready.fd[1]),
-          "--frames", std::to_string (o.frames), "--size",
-          std::to_string (o.width) + "x" + std::to_string (o.height),
-          "--depth", std::to_string (o.depth), "--batch",
-          std::to_string (o.batch)
-        };
+        const std::string args[]
+            = { self,
+                "--producer-half",
+                std::to_string (fd),
+                std::to_string (back.fd[0]),
+                std::to_string (ready.fd[1]),
+                "--frames",
+                std::to_string (o.frames),
+                "--size",
+                std::to_string (o.width) + "x" + std::to_string (o.height),
+                "--depth",
+                std::to_string (o.depth),
+                "--batch",
+                std::to_string (o.batch) };
         std::vector<char *> argv;
         for (auto &a : args)
           argv.push_back (const_cast<char *> (a.c_str ()));
@@ -551,17 +564,16 @@ run_once (Mode mode, const Options &o, const char *self, uint8_t grey,
           producer_ok = false;
         } else {
           producer = std::thread ([&] {
-            producer_ok = run_half (true, l, frames.dev (), back.fd[0],
-                                    ready.fd[1], o.frames, o.batch, shared,
-                                    nullptr, &producer_why);
+            producer_ok
+                = run_half (true, l, frames.dev (), back.fd[0], ready.fd[1],
+                            o.frames, o.batch, shared, nullptr, &producer_why);
           });
         }
       }
-      bool consumer_ok = producer_ok
-                         && run_half (false, l, frames.dev (), ready.fd[0],
-                                      back.fd[1], o.frames, o.batch, shared,
-                                      &done,
-                                      &consumer_why);
+      bool consumer_ok
+          = producer_ok
+            && run_half (false, l, frames.dev (), ready.fd[0], back.fd[1],
+                         o.frames, o.batch, shared, &done, &consumer_why);
       if (producer.joinable ())
         producer.join ();
       if (child > 0) {
@@ -574,7 +586,8 @@ run_once (Mode mode, const Options &o, const char *self, uint8_t grey,
                              ? "the producer process was killed by signal "
                                    + std::to_string (WTERMSIG (status))
                              : "the producer process failed (exit status "
-                                   + std::to_string (WEXITSTATUS (status)) + ")";
+                                   + std::to_string (WEXITSTATUS (status))
+                                   + ")";
       }
       if (shared)
         cudaStreamDestroy (shared);
@@ -584,8 +597,9 @@ run_once (Mode mode, const Options &o, const char *self, uint8_t grey,
         *why = "consumer: " + consumer_why;
       else if (producer_ok && consumer_ok
                && frames_right (frames.host (), l, grey, why)) {
-        const double s = std::chrono::duration<double> (done.back ()
-                                                        - done.front ()).count ();
+        const double s
+            = std::chrono::duration<double> (done.back () - done.front ())
+                  .count ();
         fps = s > 0 ? (o.frames - 1) / s : -1;
         if (fps < 0)
           *why = "no time between the first frame and the last";
@@ -606,9 +620,10 @@ parse_size (const char *s, int *w, int *h)
 int
 usage ()
 {
-  fprintf (stderr, "usage: zc-split-floor [--frames N] [--runs N] [--size WxH] "
-                   "[--depth K] [--batch B] [--serial] [--only one|two|serial]\n"
-                   "  (K at least 2 B, at most 64)\n");
+  fprintf (stderr,
+           "usage: zc-split-floor [--frames N] [--runs N] [--size WxH] "
+           "[--depth K] [--batch B] [--serial] [--only one|two|serial]\n"
+           "  (K at least 2 B, at most 64)\n");
   return 2;
 }
 
@@ -699,7 +714,8 @@ main (int argc, char **argv)
   }
   uint8_t grey;
   if (!expected_grey (&grey)) {
-    fprintf (stderr, "zc-split-floor: the CPU conversion of grey is not grey\n");
+    fprintf (stderr,
+             "zc-split-floor: the CPU conversion of grey is not grey\n");
     return 1;
   }
   char self[4096];
@@ -721,7 +737,7 @@ main (int argc, char **argv)
     modes = { o.only == "one"   ? Mode::One
               : o.only == "two" ? Mode::Two
                                 : Mode::Serial };
-  std::vector<std::vector<double>> fps (modes.size ());
+  std::vector<std::vector<double> > fps (modes.size ());
   for (int r = 0; r < o.runs; r++) {
     for (size_t m = 0; m < modes.size (); m++) {
       why.clear ();
