@@ -127,12 +127,16 @@ def summary(files, skip_ms):
         if waits:
             out.append("  submitted to start: median %.1f us, p90 %.1f, p99 %.1f"
                        % (median(waits), pct(waits, 0.9), pct(waits, 0.99)))
+        # by context too: whose context a library's kernels ran in (another
+        # context current on the launching thread takes the runtime's calls)
         by_name = {}
         for r in kern:
-            by_name.setdefault(r["name"], []).append((r["end"] - r["start"]) / 1e3)
-        for name, d in sorted(by_name.items(), key=lambda kv: -sum(kv[1]))[:5]:
-            out.append("  %6d x %-48.48s median %8.1f us, total %8.1f ms"
-                       % (len(d), name, median(d), sum(d) / 1e3))
+            by_name.setdefault((r["context"], r["name"]), []).append(
+                (r["end"] - r["start"]) / 1e3)
+        for (ctx, name), d in sorted(by_name.items(),
+                                     key=lambda kv: -sum(kv[1]))[:8]:
+            out.append("  %6d x %-40.40s in %-8s median %8.1f us, total %8.1f ms"
+                       % (len(d), name, ctx, median(d), sum(d) / 1e3))
         um = {}
         for r in mine:
             if r["kind"].startswith("um-"):

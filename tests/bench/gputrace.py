@@ -62,6 +62,9 @@ def analysis(gputrace):
                 "kernels and memsets busy 42.6% of the span")
     # submitted to start: only the second kernel says when it was submitted
     expect(out, "  submitted to start: median 10.0 us")
+    # each kernel with the context it ran in
+    expect(out, "       2 x invert                                   in 100/1    "
+                "median    100.0 us, total      0.2 ms")
     expect(out, "  unified memory bytes-htod: 1 events, 8.0 MB")
     expect(out, "  unified memory gpu-page-fault: 1 events, value 3")
     expect(out, "process 200: 2 kernels, 0 copies (0.0 MB), contexts 200/1; "
