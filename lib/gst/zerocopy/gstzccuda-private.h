@@ -138,29 +138,29 @@ gst_zc_fault_cuda_error (GstZcFaultPath path)
 
 namespace gst_zc {
 
-/* Makes @device current on this thread for a scope and puts back whatever
- * was current before, so elements on different GPUs can share a thread. */
+/* Makes @device's primary context current on this thread for a scope: the
+ * context of the CUDA runtime, and so of every stream, event, kernel and
+ * allocation of the library. Whatever was current before is current again
+ * at the end: another device's primary context (elements on different GPUs
+ * sharing a thread), or a context that is no primary one, which would
+ * otherwise take the runtime's calls (an application's own, current on the
+ * thread that changes a pipeline's state, as PyCUDA's autoinit leaves one;
+ * or an nvcodec element's, current while it takes a buffer from one of our
+ * pools). That one stays on the driver's stack, under ours, for the
+ * scope. Where the driver's context calls cannot be had from the runtime,
+ * only the runtime's current device is set, as cudaSetDevice() sets it. */
 class DeviceScope
 {
 public:
-  explicit DeviceScope (int device)
-  {
-    if (cudaGetDevice (&prev_) != cudaSuccess)
-      prev_ = -1;
-    ok_ = (prev_ == device) || cudaSetDevice (device) == cudaSuccess;
-  }
-  ~DeviceScope ()
-  {
-    int cur = -1;
-    if (prev_ >= 0 && cudaGetDevice (&cur) == cudaSuccess && cur != prev_)
-      cudaSetDevice (prev_);
-  }
+  explicit DeviceScope (int device);
+  ~DeviceScope ();
   DeviceScope (const DeviceScope &) = delete;
   DeviceScope & operator= (const DeviceScope &) = delete;
   bool ok () const { return ok_; }
 
 private:
-  int prev_ = -1;
+  int prev_ = -1;               /* the device to set again, if set */
+  bool pushed_ = false;         /* our primary context pushed, to pop */
   bool ok_ = false;
 };
 

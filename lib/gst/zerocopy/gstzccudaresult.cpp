@@ -15,6 +15,10 @@
 #include "gstzccuda-private.h"
 #include "gstzcfencepoll-private.h"
 
+#if GST_ZC_HAVE_CUDA
+#include <cuda.h>               /* the driver's types; its calls come from the runtime */
+#endif
+
 #include <atomic>
 #include <sched.h>
 #include <cstdlib>
@@ -305,4 +309,119 @@ gst_zc_fence_wait (cudaEvent_t fence)
   }
   return cudaEventSynchronize (fence);
 }
+
+/* ---------------------------------------------------------------------- */
+/* DeviceScope                                                            */
+/* ---------------------------------------------------------------------- */
+
+namespace {
+
+/* The driver's context calls, taken from the runtime the library links
+ * (no link to libcuda): all set, or all null where it cannot give them */
+struct ContextCalls
+{
+  CUresult (CUDAAPI * get_current) (CUcontext *) = nullptr;
+  CUresult (CUDAAPI * push) (CUcontext) = nullptr;
+  CUresult (CUDAAPI * pop) (CUcontext *) = nullptr;
+  CUresult (CUDAAPI * device_get) (CUdevice *, int) = nullptr;
+  CUresult (CUDAAPI * primary_retain) (CUcontext *, CUdevice) = nullptr;
+};
+
+template < class F > bool
+driver_entry (const char *name, F * fn)
+{
+  void *p = nullptr;
+#if CUDART_VERSION >= 12050
+  /* the calls as CUDA 11.4, the oldest toolkit the library builds with,
+   * defined them (the names have not changed since) */
+  cudaDriverEntryPointQueryResult found = cudaDriverEntryPointSymbolNotFound;
+  if (cudaGetDriverEntryPointByVersion (name, &p, 11040, cudaEnableDefault,
+          &found) != cudaSuccess || found != cudaDriverEntryPointSuccess)
+    p = nullptr;
+#else
+  if (cudaGetDriverEntryPoint (name, &p, cudaEnableDefault) != cudaSuccess)
+    p = nullptr;
+#endif
+  *fn = reinterpret_cast < F > (p);
+  return p != nullptr;
+}
+
+const ContextCalls *
+context_calls ()
+{
+  static const ContextCalls calls = [] {
+    ContextCalls c;
+    if (!driver_entry ("cuCtxGetCurrent", &c.get_current) ||
+        !driver_entry ("cuCtxPushCurrent", &c.push) ||
+        !driver_entry ("cuCtxPopCurrent", &c.pop) ||
+        !driver_entry ("cuDeviceGet", &c.device_get) ||
+        !driver_entry ("cuDevicePrimaryCtxRetain", &c.primary_retain))
+      c = ContextCalls ();
+    return c;
+  } ();
+  return calls.get_current ? &calls : nullptr;
+}
+
+constexpr int kMaxDevices = 64;
+std::atomic < CUcontext > primaries[kMaxDevices];
+std::mutex primaries_lock;
+
+/* @device's primary context, retained once for the life of the process
+ * (the runtime keeps it as long); NULL where it cannot be had */
+CUcontext
+primary_context (const ContextCalls & c, int device)
+{
+  if (device < 0 || device >= kMaxDevices)
+    return nullptr;
+  CUcontext have = primaries[device].load (std::memory_order_acquire);
+  if (have)
+    return have;
+  std::lock_guard < std::mutex > lk (primaries_lock);
+  have = primaries[device].load (std::memory_order_relaxed);
+  CUdevice dev = 0;
+  if (!have && c.device_get (&dev, device) == CUDA_SUCCESS &&
+      c.primary_retain (&have, dev) == CUDA_SUCCESS)
+    primaries[device].store (have, std::memory_order_release);
+  return have;
+}
+
+}  /* namespace */
+
+namespace gst_zc {
+
+DeviceScope::DeviceScope (int device)
+{
+  const ContextCalls *c = context_calls ();
+  CUcontext current = nullptr;
+  if (c && c->get_current (&current) == CUDA_SUCCESS && current) {
+    CUcontext primary = primary_context (*c, device);
+    if (primary && primary == current) {
+      ok_ = true;
+      return;
+    }
+    if (primary && c->push (primary) == CUDA_SUCCESS) {
+      pushed_ = ok_ = true;
+      return;
+    }
+  }
+  /* no context current yet (the runtime makes the primary one current at
+   * its next call), or no driver calls */
+  if (cudaGetDevice (&prev_) != cudaSuccess)
+    prev_ = -1;
+  ok_ = (prev_ == device) || cudaSetDevice (device) == cudaSuccess;
+}
+
+DeviceScope::~DeviceScope ()
+{
+  if (pushed_) {
+    CUcontext ours = nullptr;
+    context_calls ()->pop (&ours);
+    return;
+  }
+  int cur = -1;
+  if (prev_ >= 0 && cudaGetDevice (&cur) == cudaSuccess && cur != prev_)
+    cudaSetDevice (prev_);
+}
+
+}  /* namespace gst_zc */
 #endif

@@ -442,6 +442,85 @@ GST_START_TEST (test_foreign_context_is_copied_or_refused)
 
 GST_END_TEST;
 
+#if GST_ZC_HAVE_GST_CUDA
+/* An element upstream that leaves its own CUDA context current on the
+ * streaming thread from the first buffer to the end of the stream */
+struct ContextLeftCurrent
+{
+  GstCudaContext *context;
+  gboolean pushed;
+  gboolean popped_it;           /* at EOS, its context was the current one */
+};
+
+static GstPadProbeReturn
+leave_context_current (GstPad *, GstPadProbeInfo * info, gpointer data)
+{
+  auto *c = (ContextLeftCurrent *) data;
+  if ((info->type & GST_PAD_PROBE_TYPE_BUFFER) && !c->pushed)
+    c->pushed = gst_cuda_context_push (c->context);
+  else if ((info->type & GST_PAD_PROBE_TYPE_EVENT_DOWNSTREAM) &&
+      GST_EVENT_TYPE (GST_PAD_PROBE_INFO_EVENT (info)) == GST_EVENT_EOS &&
+      c->pushed) {
+    CUcontext current = NULL;
+    c->popped_it = gst_cuda_context_pop (&current) &&
+        current == (CUcontext) gst_cuda_context_get_handle (c->context);
+  }
+  return GST_PAD_PROBE_OK;
+}
+#endif
+
+/* A CUDA context that is no primary one, current on a thread that runs
+ * the elements' code: an application's own on the thread that changes the
+ * pipeline's state (PyCUDA's autoinit leaves one so), or an element's left
+ * on the streaming thread. The elements' CUDA work still goes to the
+ * runtime's primary context, which their streams and memory belong to:
+ * the frames come out right, and that context is current on the thread
+ * again afterwards. */
+GST_START_TEST (test_context_current_on_the_thread_left_alone)
+{
+#if GST_ZC_HAVE_GST_CUDA
+  const std::string desc = std::string (src_nv12) + "zcupload name=up ! " +
+      filter + "video/x-raw(memory:CUDAZeroCopy)," + rgba_small +
+      " ! zcdownload ! appsink name=sink sync=false";
+  std::vector < GstSample * >want = run (desc);
+  GstCudaContext *own = gst_cuda_context_new (0);
+  fail_unless (own != NULL);
+  CUcontext handle = (CUcontext) gst_cuda_context_get_handle (own);
+
+  /* the application's, current while it plays the pipeline */
+  fail_unless (gst_cuda_context_push (own));
+  std::vector < GstSample * >got = run (desc);
+  CUcontext current = NULL;
+  fail_unless (gst_cuda_context_pop (&current));
+  fail_unless (current == handle, "the application's CUDA context is no "
+      "longer the current one after the pipeline ran");
+  assert_same_frames (got, want, "an application's context current");
+  free_samples (got);
+
+  /* an element's, current on the streaming thread */
+  GstElement *p = zc_test_parse (desc.c_str ());
+  GstElement *up = zc_test_get_by_name (p, "up");
+  GstPad *pad = gst_element_get_static_pad (up, "sink");
+  ContextLeftCurrent left = { own, FALSE, FALSE };
+  gst_pad_add_probe (pad, (GstPadProbeType) (GST_PAD_PROBE_TYPE_BUFFER |
+          GST_PAD_PROBE_TYPE_EVENT_DOWNSTREAM), leave_context_current, &left,
+      NULL);
+  got = play_and_collect (p);
+  stop (p);
+  fail_unless (left.pushed);
+  fail_unless (left.popped_it, "another context than the element's was "
+      "current on the streaming thread at the end of the stream");
+  assert_same_frames (got, want, "an element's context current");
+  free_samples (got);
+  free_samples (want);
+  gst_object_unref (pad);
+  gst_object_unref (up);
+  gst_object_unref (own);
+#endif
+}
+
+GST_END_TEST;
+
 /* ---------------------------------------------------------------------- */
 /* Foreign system memory: registered once, read in place                  */
 /* ---------------------------------------------------------------------- */
@@ -574,6 +653,7 @@ nvcodec_gpu_suite (void)
   tcase_add_test (tc, test_recycled_cuda_frames_wrapped_once);
   tcase_add_test (tc, test_unchanged_frame_changes_memory);
   tcase_add_test (tc, test_foreign_context_is_copied_or_refused);
+  tcase_add_test (tc, test_context_current_on_the_thread_left_alone);
   tcase_add_test (tc, test_imagefreeze_registered_once);
   tcase_add_test (tc, test_recycled_pool_registered_per_memory);
   tcase_add_test (tc, test_adoption_off_or_over_limit_copies);
