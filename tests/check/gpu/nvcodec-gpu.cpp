@@ -653,10 +653,11 @@ nvcodec_gpu_suite (void)
   tcase_add_test (tc, test_recycled_cuda_frames_wrapped_once);
   tcase_add_test (tc, test_unchanged_frame_changes_memory);
   tcase_add_test (tc, test_foreign_context_is_copied_or_refused);
-  tcase_add_test (tc, test_context_current_on_the_thread_left_alone);
   tcase_add_test (tc, test_imagefreeze_registered_once);
   tcase_add_test (tc, test_recycled_pool_registered_per_memory);
   tcase_add_test (tc, test_adoption_off_or_over_limit_copies);
+  /* last: where it fails, it may leave its context current on a thread */
+  tcase_add_test (tc, test_context_current_on_the_thread_left_alone);
   return s;
 }
 
