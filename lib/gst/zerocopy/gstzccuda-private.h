@@ -145,9 +145,8 @@ namespace gst_zc {
  * sharing a thread), or a context that is no primary one, which would
  * otherwise take the runtime's calls (an application's own, current on the
  * thread that changes a pipeline's state, as PyCUDA's autoinit leaves one;
- * or an nvcodec element's, current while it takes a buffer from one of our
- * pools). That one stays on the driver's stack, under ours, for the
- * scope. Where the driver's context calls cannot be had from the runtime,
+ * or another element's, left current on a streaming thread). That one
+ * stays on the driver's stack, under ours, for the scope. Where the driver's context calls cannot be had from the runtime,
  * only the runtime's current device is set, as cudaSetDevice() sets it. */
 class DeviceScope
 {
